@@ -1,0 +1,60 @@
+# The README's two commands: `make repro` rebuilds every figure and table
+# (PROFILE=smoke|quick|full, default quick); `make test` runs the C++ and
+# Python test suites. Both set up what they need on a fresh machine.
+PROFILE ?= quick
+CORES ?= all
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+CPP_BUILD := build/cpp
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --configfile config/profiles/$(PROFILE).yaml --printshellcmds --rerun-incomplete
+
+.PHONY: help setup build repro dryrun test test-cpp test-python bench clean
+
+help:
+	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/"
+	@echo "make test                              C++ (GoogleTest) and Python (pytest) suites"
+	@echo "make build                             rebuild the engine and the Python extension"
+	@echo "make bench                             single-thread TPC-C throughput and instructions/txn"
+	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
+
+# System packages, then a virtual environment with the build tools, then the
+# package itself (editable; its C++ build lives in build/py and is incremental).
+$(VENV)/.system-deps: env/install-system-deps.sh
+	env/install-system-deps.sh
+	@mkdir -p $(VENV) && touch $@
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.system-deps
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.21" "ninja>=1.11"
+	$(PY) -m pip install --quiet --no-build-isolation -e ".[dev]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+build: setup
+	$(PY) -m pip install --quiet --no-build-isolation --no-deps -e .
+
+repro: build
+	$(SNAKEMAKE)
+
+dryrun: setup
+	$(SNAKEMAKE) -n
+
+test: test-cpp test-python
+
+test-cpp: setup
+	$(BIN)/cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja \
+	  -DDBREPRO_BUILD_TESTS=ON -DDBREPRO_BUILD_PYTHON=OFF > /dev/null
+	$(BIN)/cmake --build $(CPP_BUILD)
+	cd $(CPP_BUILD) && $(abspath $(BIN))/ctest --output-on-failure -j 2
+
+test-python: build
+	$(PY) -m pytest -q
+
+bench: build
+	$(PY) benchmarks/tpcc_single_thread.py
+
+clean:
+	rm -rf build

@@ -1,0 +1,85 @@
+// dbrepro._engine: the engine's Python face. Inputs are converted while the
+// GIL is held, the run itself releases it, and the result comes back through
+// the engine's one JSON serialisation, parsed into a dict.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "driver/build_info.hpp"
+#include "driver/result_json.hpp"
+#include "driver/run.hpp"
+
+namespace py = pybind11;
+using namespace dbrepro;
+
+namespace {
+
+py::object parse_json(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+py::object run_tpcc(u32 warehouses, u64 transactions, double seconds, const std::map<std::string, double>& mix,
+                    const std::string& variant, u64 seed, u32 page_size, const std::string& key_compare,
+                    u64 progress_every, bool check_consistency, const py::object& progress) {
+  tpcc::RunConfig config;
+  config.warehouses = warehouses;
+  config.transactions = transactions;
+  config.seconds = seconds;
+  config.mix.fill(0.0);
+  for (const auto& [name, weight] : mix) config.mix[static_cast<int>(tpcc::parse_txn_type(name))] = weight;
+  config.variant = tpcc::parse_variant(variant);
+  config.seed = seed;
+  config.page_size = page_size;
+  config.key_compare = key_compare;
+  config.progress_every = progress_every;
+  config.check_consistency = check_consistency;
+  tpcc::validate(config);  // before the GIL is released: errors become ValueError
+
+  // At each progress tick: take the GIL, let Python handle signals (Ctrl-C),
+  // call the user's callback; a pending exception stops the run cleanly.
+  std::optional<py::error_already_set> pending;
+  tpcc::ProgressFn tick = [&](u64 done, u64 total) {
+    py::gil_scoped_acquire gil;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (!progress.is_none()) return py::cast<bool>(progress(done, total));
+      return true;
+    } catch (py::error_already_set& e) {
+      pending.emplace(std::move(e));
+      return false;
+    }
+  };
+
+  tpcc::RunResult result;
+  {
+    py::gil_scoped_release release;
+    result = tpcc::run(config, tick);
+  }
+  if (pending) throw std::move(*pending);
+  return parse_json(to_json(result));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_engine, m) {
+  m.doc() = "dbrepro's C++ engine: TPC-C on a paged storage engine.";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::out_of_range& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("run_tpcc", &run_tpcc, py::kw_only(), py::arg("warehouses") = 1, py::arg("transactions") = 40000,
+        py::arg("seconds") = 0.0,
+        py::arg("mix") = std::map<std::string, double>{{"new_order", 0.5}, {"payment", 0.5}},
+        py::arg("variant") = "paper", py::arg("seed") = 1, py::arg("page_size") = 8192,
+        py::arg("key_compare") = "integer", py::arg("progress_every") = 1000, py::arg("check_consistency") = true,
+        py::arg("progress") = py::none(),
+        "Load a TPC-C database, run the transaction mix, check consistency; returns the result as a dict.");
+  m.def("build_info", [] { return parse_json(to_json(build_info())); }, "How the engine was built.");
+}

@@ -1,0 +1,175 @@
+#include "driver/result_json.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace dbrepro {
+
+namespace {
+
+// A minimal JSON writer: enough for flat records of numbers and strings.
+class JsonWriter {
+ public:
+  JsonWriter& begin_object() { return open('{'); }
+  JsonWriter& end_object() { return close('}'); }
+  JsonWriter& begin_array() { return open('['); }
+  JsonWriter& end_array() { return close(']'); }
+
+  JsonWriter& key(const char* k) {
+    comma();
+    string_literal(k);
+    out_ += ':';
+    after_key_ = true;
+    return *this;
+  }
+  JsonWriter& value(const std::string& s) {
+    comma();
+    string_literal(s);
+    return *this;
+  }
+  JsonWriter& value(const char* s) { return value(std::string(s)); }
+  JsonWriter& value(bool b) {
+    comma();
+    out_ += b ? "true" : "false";
+    return *this;
+  }
+  JsonWriter& value(u64 v) {
+    comma();
+    out_ += std::to_string(v);
+    return *this;
+  }
+  JsonWriter& value(u32 v) { return value(static_cast<u64>(v)); }
+  JsonWriter& value(int v) {
+    comma();
+    out_ += std::to_string(v);
+    return *this;
+  }
+  JsonWriter& value(double v) {
+    comma();
+    if (!std::isfinite(v)) {
+      out_ += "null";
+    } else {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.17g", v);
+      out_ += buf;
+    }
+    return *this;
+  }
+  template <class T>
+  JsonWriter& field(const char* k, const T& v) {
+    key(k);
+    return value(v);
+  }
+
+  std::string str() && { return std::move(out_); }
+
+ private:
+  JsonWriter& open(char c) {
+    comma();
+    out_ += c;
+    first_ = true;
+    return *this;
+  }
+  JsonWriter& close(char c) {
+    out_ += c;
+    first_ = false;
+    return *this;
+  }
+  void comma() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_) out_ += ',';
+    first_ = false;
+  }
+  void string_literal(const std::string& s) {
+    out_ += '"';
+    for (char c : s) {
+      switch (c) {
+        case '"': out_ += "\\\""; break;
+        case '\\': out_ += "\\\\"; break;
+        case '\n': out_ += "\\n"; break;
+        case '\t': out_ += "\\t"; break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+            out_ += buf;
+          } else {
+            out_ += c;
+          }
+      }
+    }
+    out_ += '"';
+  }
+
+  std::string out_;
+  bool first_ = true;
+  bool after_key_ = false;
+};
+
+}  // namespace
+
+std::string to_json(const tpcc::RunResult& r) {
+  using namespace tpcc;
+  JsonWriter w;
+  w.begin_object();
+  w.key("config").begin_object();
+  w.field("warehouses", r.config.warehouses)
+      .field("transactions", r.config.transactions)
+      .field("seconds", r.config.seconds);
+  w.key("mix").begin_object();
+  for (int i = 0; i < kTxnTypeCount; ++i) w.field(kTxnTypeNames[i], r.config.mix[i]);
+  w.end_object();
+  w.field("variant", variant_name(r.config.variant))
+      .field("seed", r.config.seed)
+      .field("page_size", r.config.page_size)
+      .field("key_compare", r.config.key_compare)
+      .field("progress_every", r.config.progress_every)
+      .field("check_consistency", r.config.check_consistency);
+  w.end_object();
+  w.field("transactions", r.transactions)
+      .field("elapsed_seconds", r.elapsed_seconds)
+      .field("cpu_seconds", r.cpu_seconds)
+      .field("load_seconds", r.load_seconds)
+      .field("throughput_tps", r.throughput())
+      .field("database_pages", r.database_pages)
+      .field("database_bytes", r.database_bytes)
+      .field("interrupted", r.interrupted);
+  w.key("per_type").begin_object();
+  for (int i = 0; i < kTxnTypeCount; ++i) {
+    const TxnStats& s = r.per_type[i];
+    w.key(kTxnTypeNames[i]).begin_object();
+    w.field("commits", s.commits).field("aborts", s.aborts).field("seconds", s.seconds);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("consistency").begin_array();
+  for (const ConsistencyCheck& c : r.consistency) {
+    w.begin_object();
+    w.field("condition", c.condition)
+        .field("description", c.description)
+        .field("passed", c.passed)
+        .field("detail", c.detail);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("consistent", r.consistent());
+  w.end_object();
+  return std::move(w).str();
+}
+
+std::string to_json(const BuildInfo& info) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("compiler", info.compiler)
+      .field("cxx_flags", info.cxx_flags)
+      .field("build_type", info.build_type)
+      .field("cxx_standard", info.cxx_standard)
+      .field("version", info.version);
+  w.end_object();
+  return std::move(w).str();
+}
+
+}  // namespace dbrepro

@@ -1,0 +1,16 @@
+#pragma once
+// The one entry point every front end uses: load a TPC-C database for the
+// configuration, run the transaction mix, check consistency.
+#include <functional>
+
+#include "driver/run_result.hpp"
+
+namespace dbrepro::tpcc {
+
+// Called every config.progress_every transactions with (done, total; total is
+// 0 for a timed run). Returning false stops the run cleanly (Ctrl-C).
+using ProgressFn = std::function<bool(u64 done, u64 total)>;
+
+RunResult run(const RunConfig& config, const ProgressFn& progress = {});
+
+}  // namespace dbrepro::tpcc

@@ -1,0 +1,49 @@
+#include "driver/run_config.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace dbrepro::tpcc {
+
+const char* variant_name(Variant v) { return v == Variant::kPaper ? "paper" : "spec"; }
+
+Variant parse_variant(const std::string& name) {
+  if (name == "paper") return Variant::kPaper;
+  if (name == "spec") return Variant::kSpec;
+  throw std::invalid_argument("variant: invalid value '" + name + "' (allowed: paper, spec)");
+}
+
+TxnType parse_txn_type(const std::string& name) {
+  for (int i = 0; i < kTxnTypeCount; ++i)
+    if (name == kTxnTypeNames[i]) return static_cast<TxnType>(i);
+  throw std::invalid_argument("mix: unknown transaction type '" + name +
+                              "' (allowed: new_order, payment, order_status, delivery, stock_level)");
+}
+
+void validate(const RunConfig& c) {
+  if (c.warehouses < 1 || c.warehouses > 65535)
+    throw std::invalid_argument("warehouses: must be in 1..65535, got " + std::to_string(c.warehouses));
+  if (c.transactions == 0 && c.seconds <= 0)
+    throw std::invalid_argument("transactions: must be > 0 unless seconds > 0");
+  if (!(c.seconds >= 0) || !std::isfinite(c.seconds))
+    throw std::invalid_argument("seconds: must be a finite number >= 0");
+  double total = 0;
+  for (int i = 0; i < kTxnTypeCount; ++i) {
+    if (!(c.mix[i] >= 0) || !std::isfinite(c.mix[i]))
+      throw std::invalid_argument(std::string("mix: weight of ") + kTxnTypeNames[i] + " must be a finite number >= 0");
+    total += c.mix[i];
+  }
+  if (total <= 0) throw std::invalid_argument("mix: weights must sum to more than 0");
+  for (TxnType t : {TxnType::kOrderStatus, TxnType::kDelivery, TxnType::kStockLevel})
+    if (c.mix[static_cast<int>(t)] > 0)
+      throw std::invalid_argument(std::string("mix: '") + kTxnTypeNames[static_cast<int>(t)] +
+                                  "' is not implemented yet (allowed: new_order, payment)");
+  if (c.page_size < 1024 || c.page_size > 65536 || (c.page_size & (c.page_size - 1)) != 0)
+    throw std::invalid_argument("page_size: must be a power of two in 1024..65536, got " +
+                                std::to_string(c.page_size));
+  if (c.key_compare != "generic" && c.key_compare != "integer")
+    throw std::invalid_argument("key_compare: invalid value '" + c.key_compare + "' (allowed: generic, integer)");
+  if (c.progress_every == 0) throw std::invalid_argument("progress_every: must be >= 1");
+}
+
+}  // namespace dbrepro::tpcc

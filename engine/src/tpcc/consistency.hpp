@@ -1,0 +1,77 @@
+#pragma once
+// TPC-C consistency conditions 1-4 (clause 3.3.2), checked by scanning the
+// tables through the same storage adapter the transactions use.
+#include <string>
+#include <vector>
+
+#include "driver/run_result.hpp"
+#include "tpcc/database.hpp"
+
+namespace dbrepro::tpcc {
+
+template <class Engine>
+std::vector<ConsistencyCheck> check_consistency(Database<Engine>& db) {
+  ConsistencyCheck c1{1, "W_YTD = sum(D_YTD) for each warehouse", true, ""};
+  ConsistencyCheck c2{2, "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) for each district", true, ""};
+  ConsistencyCheck c3{3, "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER for each district", true, ""};
+  ConsistencyCheck c4{4, "sum(O_OL_CNT) = rows in ORDER-LINE for each district", true, ""};
+  auto fail = [](ConsistencyCheck& c, const std::string& detail) {
+    if (c.passed) c.detail = detail;  // keep the first violation
+    c.passed = false;
+  };
+
+  for (u32 w = 1; w <= db.warehouses; ++w) {
+    Cents w_ytd = 0, d_ytd_sum = 0;
+    db.warehouse.lookup1({w}, [&](const Warehouse& row) { w_ytd = row.w_ytd; });
+    for (u32 d = 1; d <= kDistrictsPerWarehouse; ++d) {
+      const std::string where = "warehouse " + std::to_string(w) + " district " + std::to_string(d);
+      u32 next_o_id = 0;
+      db.district.lookup1({w, d}, [&](const District& row) {
+        d_ytd_sum += row.d_ytd;
+        next_o_id = row.d_next_o_id;
+      });
+
+      u32 max_o_id = 0;
+      u64 ol_cnt_sum = 0;
+      db.order.scan({w, d, 0}, [&](const Order::Key& k, const Order& row) {
+        if (k.o_w_id != w || k.o_d_id != d) return false;
+        max_o_id = k.o_id;
+        ol_cnt_sum += row.o_ol_cnt;
+        return true;
+      });
+
+      u32 min_no = 0, max_no = 0;
+      u64 no_rows = 0;
+      db.new_order.scan({w, d, 0}, [&](const NewOrder::Key& k, const NewOrder&) {
+        if (k.no_w_id != w || k.no_d_id != d) return false;
+        if (no_rows == 0) min_no = k.no_o_id;
+        max_no = k.no_o_id;
+        ++no_rows;
+        return true;
+      });
+
+      u64 ol_rows = 0;
+      db.order_line.scan({w, d, 0, 0}, [&](const OrderLine::Key& k, const OrderLine&) {
+        if (k.ol_w_id != w || k.ol_d_id != d) return false;
+        ++ol_rows;
+        return true;
+      });
+
+      if (next_o_id - 1 != max_o_id || (no_rows > 0 && max_no != max_o_id))
+        fail(c2, where + ": D_NEXT_O_ID - 1 = " + std::to_string(next_o_id - 1) + ", max(O_ID) = " +
+                     std::to_string(max_o_id) + ", max(NO_O_ID) = " + std::to_string(max_no));
+      if (no_rows > 0 && max_no - min_no + 1 != no_rows)
+        fail(c3, where + ": max - min + 1 = " + std::to_string(max_no - min_no + 1) + ", rows = " +
+                     std::to_string(no_rows));
+      if (ol_cnt_sum != ol_rows)
+        fail(c4, where + ": sum(O_OL_CNT) = " + std::to_string(ol_cnt_sum) + ", ORDER-LINE rows = " +
+                     std::to_string(ol_rows));
+    }
+    if (w_ytd != d_ytd_sum)
+      fail(c1, "warehouse " + std::to_string(w) + ": W_YTD = " + std::to_string(w_ytd) +
+                   " cents, sum(D_YTD) = " + std::to_string(d_ytd_sum) + " cents");
+  }
+  return {c1, c2, c3, c4};
+}
+
+}  // namespace dbrepro::tpcc
