@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 CPP_BUILD := build/cpp
 SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --configfile config/profiles/$(PROFILE).yaml --printshellcmds --rerun-incomplete
 
-.PHONY: help setup build repro dryrun test test-cpp test-python bench clean
+.PHONY: help setup build repro dryrun test test-cpp test-python test-fast bench clean
 
 help:
 	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/"
@@ -52,6 +52,9 @@ test-cpp: setup
 
 test-python: build
 	$(PY) -m pytest -q
+
+test-fast: build
+	$(PY) -m pytest -q -m "not slow"
 
 bench: build
 	$(PY) benchmarks/tpcc_single_thread.py

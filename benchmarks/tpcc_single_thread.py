@@ -23,6 +23,7 @@ import sys
 import tempfile
 
 import dbrepro
+import dbrepro.provenance
 from dbrepro import tpcc
 
 MIX = {"new_order": 0.5, "payment": 0.5}
@@ -91,7 +92,7 @@ def main() -> int:
     parser.add_argument("--callgrind-transactions", type=int, default=4_000)
     parser.add_argument("--warehouses", type=int, default=1)
     args = parser.parse_args()
-    print(f"machine: {dbrepro.provenance.collect()['cpu_model']}, {os.cpu_count()} cores")
+    print(f"machine: {dbrepro.provenance.cpu_model()}, {os.cpu_count()} cores")
     measure_throughput(args.repeats, args.transactions, args.warehouses)
     count_instructions(args.callgrind_transactions, args.warehouses)
     return 0

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -20,20 +21,30 @@ namespace {
 
 py::object parse_json(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 
-py::object run_tpcc(u32 warehouses, u64 transactions, double seconds, const std::map<std::string, double>& mix,
-                    const std::string& variant, u64 seed, u32 page_size, const std::string& key_compare,
-                    u64 progress_every, bool check_consistency, const py::object& progress) {
+// Integers arrive as i64 so that a negative value is a ValueError naming the
+// parameter, not a pybind11 TypeError.
+template <class T>
+T non_negative(const char* name, i64 value) {
+  if (value < 0 || static_cast<u64>(value) > std::numeric_limits<T>::max())
+    throw std::invalid_argument(std::string(name) + ": must be in 0.." + std::to_string(std::numeric_limits<T>::max()) +
+                                ", got " + std::to_string(value));
+  return static_cast<T>(value);
+}
+
+py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std::map<std::string, double>& mix,
+                    const std::string& variant, i64 seed, i64 page_size, const std::string& key_compare,
+                    i64 progress_every, bool check_consistency, const py::object& progress) {
   tpcc::RunConfig config;
-  config.warehouses = warehouses;
-  config.transactions = transactions;
+  config.warehouses = non_negative<u32>("warehouses", warehouses);
+  config.transactions = non_negative<u64>("transactions", transactions);
   config.seconds = seconds;
   config.mix.fill(0.0);
   for (const auto& [name, weight] : mix) config.mix[static_cast<int>(tpcc::parse_txn_type(name))] = weight;
   config.variant = tpcc::parse_variant(variant);
-  config.seed = seed;
-  config.page_size = page_size;
+  config.seed = non_negative<u64>("seed", seed);
+  config.page_size = non_negative<u32>("page_size", page_size);
   config.key_compare = key_compare;
-  config.progress_every = progress_every;
+  config.progress_every = non_negative<u64>("progress_every", progress_every);
   config.check_consistency = check_consistency;
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
@@ -44,7 +55,9 @@ py::object run_tpcc(u32 warehouses, u64 transactions, double seconds, const std:
     py::gil_scoped_acquire gil;
     try {
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      if (!progress.is_none()) return py::cast<bool>(progress(done, total));
+      // Only an explicit False stops the run: a callback that prints and
+      // returns None keeps it going.
+      if (!progress.is_none()) return progress(done, total).ptr() != Py_False;
       return true;
     } catch (py::error_already_set& e) {
       pending.emplace(std::move(e));

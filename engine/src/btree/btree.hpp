@@ -19,12 +19,33 @@ namespace dbrepro {
 template <class KeyCompare, class Pages>
 class BTree {
  public:
-  // Forward cursor over leaf entries in key order.
+  // Forward cursor over leaf entries in key order. It keeps its current leaf
+  // fixed (pinned) and releases it when it moves on or goes away.
   class Cursor {
    public:
+    Cursor(Cursor&& other) noexcept : tree_(other.tree_), leaf_(other.leaf_), node_(other.node_), pos_(other.pos_) {
+      other.leaf_ = kInvalidPage;
+    }
+    Cursor(const Cursor&) = delete;
+    Cursor& operator=(const Cursor&) = delete;
+    Cursor& operator=(Cursor&& other) noexcept {
+      if (this != &other) {
+        if (leaf_ != kInvalidPage) tree_->pages_->unfix(leaf_);
+        tree_ = other.tree_;
+        leaf_ = other.leaf_;
+        node_ = other.node_;
+        pos_ = other.pos_;
+        other.leaf_ = kInvalidPage;
+      }
+      return *this;
+    }
+    ~Cursor() {
+      if (leaf_ != kInvalidPage) tree_->pages_->unfix(leaf_);
+    }
+
     bool valid() const { return leaf_ != kInvalidPage; }
-    PackedKey key() const { return node().keys()[pos_]; }
-    u64 value() const { return node().values()[pos_]; }
+    PackedKey key() const { return node_.keys()[pos_]; }
+    u64 value() const { return node_.values()[pos_]; }
     void next() {
       ++pos_;
       settle();
@@ -32,19 +53,23 @@ class BTree {
 
    private:
     friend class BTree;
-    Cursor(const BTree* tree, PageId leaf, u32 pos) : tree_(tree), leaf_(leaf), pos_(pos) { settle(); }
-    Node node() const { return tree_->node(leaf_); }
+    // Takes over the fix of `leaf` that the caller made.
+    Cursor(const BTree* tree, PageId leaf, Node node, u32 pos) : tree_(tree), leaf_(leaf), node_(node), pos_(pos) {
+      settle();
+    }
     // Moves past the end of this leaf (and empty leaves) to the next entry.
     void settle() {
-      while (leaf_ != kInvalidPage) {
-        Node n = node();
-        if (pos_ < n.count()) return;
-        leaf_ = n.header().next;
+      while (leaf_ != kInvalidPage && pos_ >= node_.count()) {
+        const PageId next = node_.header().next;
+        tree_->pages_->unfix(leaf_);
+        leaf_ = next;
         pos_ = 0;
+        if (leaf_ != kInvalidPage) node_ = tree_->node(leaf_);
       }
     }
     const BTree* tree_;
     PageId leaf_;
+    Node node_;
     u32 pos_;
   };
 
@@ -52,6 +77,7 @@ class BTree {
       : pages_(&pages), layout_(layout), capacity_(Node::capacity_for(pages.page_size())) {
     root_ = pages_->allocate();
     node(root_).init(/*leaf=*/true);
+    pages_->unfix(root_);
     height_ = 1;
   }
 
@@ -62,8 +88,7 @@ class BTree {
   u32 node_capacity() const { return capacity_; }
 
   bool lookup(PackedKey key, u64* value) const {
-    const PageId leaf = find_leaf(key, nullptr);
-    Node n = node(leaf);
+    const auto [leaf, n] = find_leaf(key, nullptr);
     const u32 pos = lower_bound(n, key);
     const bool found = pos < n.count() && equal(n.keys()[pos], key);
     if (found && value) *value = n.values()[pos];
@@ -73,8 +98,7 @@ class BTree {
 
   // Replaces the value of an existing key; false if the key is absent.
   bool update(PackedKey key, u64 value) {
-    const PageId leaf = find_leaf(key, nullptr);
-    Node n = node(leaf);
+    const auto [leaf, n] = find_leaf(key, nullptr);
     const u32 pos = lower_bound(n, key);
     const bool found = pos < n.count() && equal(n.keys()[pos], key);
     if (found) n.values()[pos] = value;
@@ -86,8 +110,7 @@ class BTree {
   bool insert(PackedKey key, u64 value) {
     std::vector<PageId>& path = path_scratch_;
     path.clear();
-    PageId leaf = find_leaf(key, &path);
-    Node n = node(leaf);
+    auto [leaf, n] = find_leaf(key, &path);
     u32 pos = lower_bound(n, key);
     if (pos < n.count() && equal(n.keys()[pos], key)) {
       pages_->unfix(leaf);
@@ -125,8 +148,7 @@ class BTree {
   }
 
   bool erase(PackedKey key) {
-    const PageId leaf = find_leaf(key, nullptr);
-    Node n = node(leaf);
+    auto [leaf, n] = find_leaf(key, nullptr);
     const u32 pos = lower_bound(n, key);
     const bool found = pos < n.count() && equal(n.keys()[pos], key);
     if (found) {
@@ -139,11 +161,8 @@ class BTree {
 
   // Cursor at the first entry whose key is >= key.
   Cursor seek(PackedKey key) const {
-    const PageId leaf = find_leaf(key, nullptr);
-    Node n = node(leaf);
-    const u32 pos = lower_bound(n, key);
-    pages_->unfix(leaf);
-    return Cursor(this, leaf, pos);
+    const auto [leaf, n] = find_leaf(key, nullptr);
+    return Cursor(this, leaf, n, lower_bound(n, key));
   }
 
   Cursor begin() const { return seek(0); }
@@ -176,12 +195,13 @@ class BTree {
     return lo;
   }
 
-  // Descends to the leaf that holds key; records inner pages on the way.
-  PageId find_leaf(PackedKey key, std::vector<PageId>* path) const {
+  // Descends to the leaf that holds key and returns it fixed (the caller
+  // unfixes it); records the inner pages on the way.
+  std::pair<PageId, Node> find_leaf(PackedKey key, std::vector<PageId>* path) const {
     PageId pid = root_;
     for (;;) {
       Node n = node(pid);
-      if (n.is_leaf()) return pid;
+      if (n.is_leaf()) return {pid, n};
       if (path) path->push_back(pid);
       const PageId child = static_cast<PageId>(n.values()[upper_bound(n, key)]);
       pages_->unfix(pid);

@@ -22,11 +22,14 @@ struct KeyLayout {
 
   constexpr KeyLayout() = default;
   constexpr KeyLayout(std::initializer_list<int> widths) {
+    if (widths.size() > kMaxFields) throw std::invalid_argument("key: more than 6 fields");
     int total = 0;
     for (int w : widths) {
+      if (w < 1 || w > 64) throw std::invalid_argument("key: field width outside 1..64");
       bits[field_count++] = static_cast<u8>(w);
       total += w;
     }
+    if (total > 64) throw std::invalid_argument("key: fields wider than 64 bits in all");
     int offset = total;
     for (int i = 0; i < field_count; ++i) {
       offset -= bits[i];

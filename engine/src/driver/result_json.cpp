@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace dbrepro {
 
@@ -52,6 +53,8 @@ class JsonWriter {
       char buf[32];
       std::snprintf(buf, sizeof(buf), "%.17g", v);
       out_ += buf;
+      // Keep doubles recognisable as such ("0.0", not "0") for typed readers.
+      if (std::strpbrk(buf, ".eEn") == nullptr) out_ += ".0";
     }
     return *this;
   }

@@ -2,6 +2,7 @@
 // A heap file: the records of one table, appended to slotted pages in order.
 // Record creation fills the current page and starts a new one when full.
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "storage/record_id.hpp"
@@ -17,18 +18,18 @@ class HeapFile {
   }
 
   RecordId create(const void* data, u16 length) {
-    if (current_ == kInvalidPage || !SlottedPage(pages_->fix(current_)).fits(length)) {
-      if (current_ != kInvalidPage) pages_->unfix(current_);
-      if (length + sizeof(SlottedPageHeader) + sizeof(Slot) > pages_->page_size())
-        throw std::invalid_argument("record larger than a page");
-      current_ = pages_->allocate();
-      page_ids_.push_back(current_);
-      SlottedPage(pages_->fix(current_)).init(pages_->page_size());
+    if (current_ != kInvalidPage) {
+      SlottedPage page(pages_->fix(current_));
+      if (page.fits(length)) return insert_into(page, data, length);
+      pages_->unfix(current_);
     }
-    const u16 slot = SlottedPage(pages_->fix(current_)).insert(data, length);
-    pages_->unfix(current_);
-    ++records_;
-    return RecordId{current_, slot};
+    if (length > SlottedPage::max_record(pages_->page_size()))
+      throw std::invalid_argument("record of " + std::to_string(length) + " bytes larger than a page");
+    current_ = pages_->allocate();
+    page_ids_.push_back(current_);
+    SlottedPage page(pages_->fix(current_));
+    page.init(pages_->page_size());
+    return insert_into(page, data, length);
   }
 
   // Pointer to the record's bytes; valid until unfix(rid).
@@ -49,6 +50,14 @@ class HeapFile {
   size_t page_count() const { return page_ids_.size(); }
 
  private:
+  // Inserts into the current page, which the caller fixed; unfixes it.
+  RecordId insert_into(SlottedPage& page, const void* data, u16 length) {
+    const u16 slot = page.insert(data, length);
+    pages_->unfix(current_);
+    ++records_;
+    return RecordId{current_, slot};
+  }
+
   Pages* pages_;
   PageId current_ = kInvalidPage;
   std::vector<PageId> page_ids_;

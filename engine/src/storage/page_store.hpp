@@ -2,6 +2,7 @@
 // In-memory page store: fixed-size pages addressed by PageId through a thin
 // page-to-frame map. The buffer pool of later studies puts a page table,
 // frames and pin/unpin in front of the same interface (fix/unfix/allocate).
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <vector>

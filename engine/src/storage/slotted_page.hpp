@@ -28,6 +28,12 @@ class SlottedPage {
   // Record area offsets are u16, so a slotted page addresses at most 64 KB.
   static constexpr u32 kMaxPageSize = 65536;
 
+  // The largest record an empty page of page_size bytes takes.
+  static constexpr u32 max_record(u32 page_size) {
+    const u32 area_end = page_size == kMaxPageSize ? 0xFFFF : page_size;
+    return area_end - sizeof(SlottedPageHeader) - sizeof(Slot);
+  }
+
   void init(u32 page_size) {
     header() = SlottedPageHeader{0, static_cast<u16>(page_size == kMaxPageSize ? 0xFFFF : page_size), page_size, 0};
   }

@@ -1,0 +1,34 @@
+# dbrepro: reproduce database performance studies on this machine.
+#
+#   snakemake --cores 2 --resources timed=1                      # quick profile
+#   snakemake --cores 2 --resources timed=1 --configfile config/profiles/smoke.yaml
+#
+# The config (a profile in config/profiles/, or your own file) is checked
+# against config/schema/config.schema.yaml before anything runs.
+
+import os
+
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+
+# Relative to this file, so `snakemake -s /path/Snakefile --directory elsewhere` works.
+configfile: os.path.join(workflow.basedir, "config", "profiles", "quick.yaml")
+
+
+validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+
+
+# Shared helpers first, then one file per study; each adds its final outputs
+# to STUDY_TARGETS.
+include: "workflows/common.smk"
+include: "workflows/tpcc.smk"
+
+
+rule all:
+    """Every study's final tables and figures."""
+    input:
+        STUDY_TARGETS,
+    default_target: True
+    localrule: True

@@ -1,0 +1,302 @@
+"""The `dbrepro` command line (also `python -m dbrepro`).
+
+    dbrepro run tpcc --warehouses 2 --transactions 40000 --out run.json
+    dbrepro info
+
+Errors in arguments or configuration are one line on stderr and exit code 2;
+a failed consistency check is exit code 1 (the record is still written so the
+failure can be inspected); Ctrl-C is exit code 130 and writes nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+
+PROG = "dbrepro"
+EXIT_OK, EXIT_INCONSISTENT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_FAILURE = 1
+
+
+class CliError(Exception):
+    """A usage or configuration error, reported as one line with exit code 2."""
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse, but errors are one line naming the option, without the usage dump."""
+
+    def error(self, message: str):  # type: ignore[override]
+        # argparse says "argument --variant: ..."; the option name is enough.
+        if message.startswith("argument "):
+            message = message[len("argument ") :]
+        raise CliError(message)
+
+
+class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's line breaks; shows each option's default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        documented = "%(default)" in text or "default:" in text
+        if not documented and action.option_strings and action.default not in (None, argparse.SUPPRESS, False):
+            text += " (default: %(default)s)"
+        return text
+
+
+# ---------------------------------------------------------------------------
+# Argument types: each raises ArgumentTypeError, which argparse prefixes with
+# the option name, so the message needs only say what is wrong.
+
+
+def _choice(*allowed: str):
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise argparse.ArgumentTypeError(f"invalid choice {text!r} (allowed: {', '.join(allowed)})")
+        return text
+
+    parse.__name__ = "choice"
+    return parse
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """'new_order=0.5,payment=0.5' -> {'new_order': 0.5, 'payment': 0.5}.
+
+    Only the syntax is checked here; names and weights are checked by the API,
+    which reports them against --mix too.
+    """
+    mix: dict[str, float] = {}
+    for item in text.split(","):
+        name, equals, weight = (part.strip() for part in item.partition("="))
+        if not equals or not name:
+            raise argparse.ArgumentTypeError(f"{item.strip()!r} is not TYPE=WEIGHT (e.g. new_order=0.5,payment=0.5)")
+        try:
+            mix[name] = float(weight)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"weight {weight!r} of {name} is not a number") from None
+    return mix
+
+
+def _format_mix(mix: dict[str, float]) -> str:
+    return ",".join(f"{name}={weight:g}" for name, weight in mix.items())
+
+
+# ---------------------------------------------------------------------------
+# Parser
+
+
+def build_parser() -> OneLineErrorParser:
+    from . import tpcc
+
+    parser = OneLineErrorParser(
+        prog=PROG,
+        description="Reproducible database performance experiments.",
+        formatter_class=DefaultsHelpFormatter,
+        epilog=(
+            "commands:\n"
+            "  run tpcc   run TPC-C on the dbrepro engine and write a raw-run record\n"
+            "  info       print this machine's provenance (versions, CPU, counters) as JSON\n\n"
+            "Run 'dbrepro COMMAND --help' for a command's options."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser(
+        "run", help="run one experiment and write its raw-run record", formatter_class=DefaultsHelpFormatter
+    )
+    studies = run.add_subparsers(dest="study", metavar="STUDY", required=True)
+    tpcc_parser = studies.add_parser(
+        "tpcc",
+        help="TPC-C New Order / Payment",
+        description=(
+            "Load a TPC-C database in memory, run the transaction mix, check the\n"
+            "TPC-C consistency conditions, print a summary and write the raw-run\n"
+            "record (JSON) to --out.\n\n"
+            "exit status: 0 ok, 1 a consistency condition failed (record written),\n"
+            "2 bad arguments, 130 interrupted (nothing written)"
+        ),
+        formatter_class=DefaultsHelpFormatter,
+    )
+    add = tpcc_parser.add_argument
+    add("--warehouses", type=_integer, default=1, metavar="N",
+        help=f"TPC-C scale factor, an integer in 1..{tpcc.WAREHOUSES_MAX} (about 100 MB each)")
+    add("--transactions", type=_integer, default=None, metavar="N",
+        help="stop after N transactions, an integer >= 0; 0 = no limit "
+             "(default: 40000, or 0 when --seconds is given)")
+    add("--seconds", type=_number, default=0.0, metavar="S",
+        help="stop after S seconds, a number >= 0; 0 = no time limit")
+    add("--variant", type=_choice(*tpcc.VARIANTS), default="paper", metavar="{" + ",".join(tpcc.VARIANTS) + "}",
+        help="transaction inputs: paper = simplified New Order/Payment of Harizopoulos et al. 2008, "
+             "spec = TPC-C specification")
+    add("--mix", type=parse_mix, default=dict(tpcc.DEFAULT_MIX), metavar="TYPE=W[,TYPE=W...]",
+        help="weights per transaction type, omitted types weigh 0; types: " + ", ".join(tpcc.TXN_TYPES)
+             + " (default: " + _format_mix(tpcc.DEFAULT_MIX) + ")")
+    add("--seed", type=_integer, default=1, metavar="N",
+        help="random seed, an integer >= 0; same seed and options -> same transactions")
+    add("--page-size", type=_integer, default=8192, metavar="BYTES",
+        help=f"page size in bytes, a power of two in {tpcc.PAGE_SIZE_MIN}..{tpcc.PAGE_SIZE_MAX}")
+    add("--key-compare", type=_choice(*tpcc.KEY_COMPARES), default="integer",
+        metavar="{" + ",".join(tpcc.KEY_COMPARES) + "}",
+        help="B-tree key search: integer = hand-coded for integer keys, generic = byte-wise compare")
+    add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
+    add("--no-progress", dest="progress", action="store_false", default=None,
+        help="no progress line on stderr (default: shown when stderr is a terminal)")
+
+    commands.add_parser(
+        "info", help="print provenance (versions, CPU, counters) as JSON", formatter_class=DefaultsHelpFormatter
+    )
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# Commands
+
+
+def summary_lines(result) -> list[str]:
+    config, metrics = result.config, result.metrics
+    lines = [
+        f"tpcc {config['variant']}: {config['warehouses']} warehouse(s), seed {config['seed']}, "
+        f"page {config['page_size']} B, key compare {config['key_compare']}",
+        f"throughput: {metrics['throughput_tps']:,.1f} transactions/s "
+        f"({metrics['transactions']} in {metrics['elapsed_seconds']:.3f} s; "
+        f"cpu {metrics['cpu_seconds']:.3f} s; load {metrics['load_seconds']:.2f} s)"
+        + ("  [interrupted]" if metrics.get("interrupted") else ""),
+    ]
+    for txn_type, weight in config["mix"].items():
+        if weight > 0:
+            stats = metrics["per_type"][txn_type]
+            lines.append(f"  {txn_type:<13} commits {stats['commits']:>9}  aborts {stats['aborts']:>7}")
+    if result.consistency:
+        lines.append("consistency:")
+        for check in result.consistency:
+            verdict = "PASS" if check["passed"] else "FAIL"
+            detail = f" -- {check['detail']}" if check.get("detail") and not check["passed"] else ""
+            lines.append(f"  {verdict}  condition {check['condition']}: {check['description']}{detail}")
+    return lines
+
+
+def print_lines(lines) -> None:
+    """Print to stdout; a reader that went away (`| head`) is not an error."""
+    try:
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _option_name(parameter: str) -> str:
+    return "--" + parameter.replace("_", "-")
+
+
+def _check_writable(out: str) -> None:
+    """Fail before a long run, not after it, if --out cannot be written.
+
+    Creates nothing: the folder is made when the record is written.
+    """
+    target = Path(out).resolve()
+    if target.is_dir():
+        raise CliError(f"--out: {out} is a folder; give a file name")
+    existing = target.parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise CliError(f"--out: cannot create {out} ({existing} is not a writable folder)")
+
+
+def _engine_error_line(error: ValueError) -> str:
+    """First line of the engine's message, 'page_size: ...' shown as '--page-size: ...'."""
+    from . import tpcc
+
+    line = (str(error).splitlines() or ["invalid configuration"])[0]
+    parameter, colon, rest = line.partition(":")
+    if colon and parameter.strip() in tpcc.PARAMETERS:
+        return f"{_option_name(parameter.strip())}:{rest}"
+    return line
+
+
+def run_tpcc(args: argparse.Namespace) -> int:
+    from . import tpcc
+    from .records import write_record
+
+    _check_writable(args.out)  # fail now, not after a long run
+    transactions = args.transactions
+    if transactions is None:
+        transactions = 0 if args.seconds > 0 else 40_000
+    try:
+        result = tpcc.run(
+            warehouses=args.warehouses,
+            transactions=transactions,
+            seconds=args.seconds,
+            mix=args.mix,
+            variant=args.variant,
+            seed=args.seed,
+            page_size=args.page_size,
+            key_compare=args.key_compare,
+            progress=args.progress,
+        )
+    except tpcc.ConfigError as error:
+        raise CliError(f"{_option_name(error.parameter)}: {error.reason}") from None
+    except ValueError as error:  # the engine's own check; its message names the parameter
+        raise CliError(_engine_error_line(error)) from None
+
+    # The record first: a closed stdout (`| head`) must not lose the run.
+    try:
+        path = write_record(result, args.out)
+    except OSError as error:
+        raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
+    print_lines([*summary_lines(result), f"record: {path}"])
+    if not result.consistent:
+        print(f"{PROG}: consistency check failed (record written to {path})", file=sys.stderr)
+        return EXIT_INCONSISTENT
+    return EXIT_OK
+
+
+def show_info(_args: argparse.Namespace) -> int:
+    from . import provenance
+
+    print_lines([json.dumps(provenance.collect(), indent=2)])
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "info":
+            return show_info(args)
+        return run_tpcc(args)
+    except CliError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ImportError as error:  # the compiled engine is missing or broken
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

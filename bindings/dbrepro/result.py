@@ -1,0 +1,199 @@
+"""The raw-run record every study writes, and its tidy table form.
+
+A record always has the same five sections, whatever the study:
+
+    {"schema_version": 1, "kind": "<study>", "config": {...}, "metrics": {...},
+     "provenance": {...}}
+
+plus optional kind-specific sections (tpcc adds "consistency"). `config` is what
+was asked for, `metrics` what was measured, `provenance` where and with what.
+Each kind registers how its record becomes table rows (`FRAME_ROWS`); a kind
+without one gets a single row of its scalar config and metrics.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+SCHEMA_VERSION = 1
+REQUIRED_SECTIONS = ("schema_version", "kind", "config", "metrics", "provenance")
+
+
+class RecordError(ValueError):
+    """A file or dict is not a dbrepro raw-run record."""
+
+
+@dataclass
+class RunResult:
+    kind: str
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    provenance: dict[str, Any]
+    # Kind-specific top-level sections, written between metrics and provenance.
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # -- convenience views -------------------------------------------------
+    @property
+    def consistent(self) -> bool:
+        return bool(self.metrics.get("consistent", True))
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.metrics.get("interrupted", False))
+
+    @property
+    def consistency(self) -> list[dict[str, Any]]:
+        return list(self.extra.get("consistency", []))
+
+    @property
+    def throughput_tps(self) -> float:
+        return float(self.metrics["throughput_tps"])
+
+    # -- record form -------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The raw-run record: plain JSON types only, safe to json.dump."""
+        record: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "kind": self.kind,
+            "config": self.config,
+            "metrics": self.metrics,
+            **self.extra,
+            "provenance": self.provenance,
+        }
+        return copy.deepcopy(record)
+
+    @classmethod
+    def from_dict(cls, record: Any) -> RunResult:
+        check_record_shape(record)
+        extra = {k: v for k, v in record.items() if k not in REQUIRED_SECTIONS}
+        return cls(
+            kind=record["kind"],
+            config=copy.deepcopy(record["config"]),
+            metrics=copy.deepcopy(record["metrics"]),
+            provenance=copy.deepcopy(record["provenance"]),
+            extra=copy.deepcopy(extra),
+        )
+
+    # -- table form ----------------------------------------------------------
+    def to_rows(self) -> list[dict[str, Any]]:
+        rows_for_kind = FRAME_ROWS.get(self.kind, _generic_rows)
+        provenance_columns = _provenance_columns(self.provenance)
+        return [{"kind": self.kind, **row, **provenance_columns} for row in rows_for_kind(self)]
+
+    def to_frame(self):
+        """A tidy pandas DataFrame (for tpcc: one row per transaction type run)."""
+        import pandas as pd  # heavy; only needed here
+
+        return pd.DataFrame(self.to_rows())
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(kind={self.kind!r}, config={_scalars(self.config)!r}, "
+            f"throughput_tps={self.metrics.get('throughput_tps')!r}, consistent={self.consistent})"
+        )
+
+
+def check_record_shape(record: Any) -> None:
+    """Raise RecordError saying what is wrong if `record` is not a record."""
+    if not isinstance(record, dict):
+        raise RecordError(f"expected a JSON object, got {type(record).__name__}")
+    missing = [key for key in REQUIRED_SECTIONS if key not in record]
+    if missing:
+        raise RecordError(f"missing section(s): {', '.join(missing)}")
+    if record["schema_version"] != SCHEMA_VERSION:
+        raise RecordError(
+            f"schema_version {record['schema_version']!r} is not supported (expected {SCHEMA_VERSION})"
+        )
+    if not isinstance(record["kind"], str) or not record["kind"]:
+        raise RecordError("kind must be a non-empty string")
+    for section in ("config", "metrics", "provenance"):
+        if not isinstance(record[section], dict):
+            raise RecordError(f"{section} must be an object")
+
+
+# ---------------------------------------------------------------------------
+# Rows per kind
+
+
+def _scalars(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if isinstance(v, (str, int, float, bool)) or v is None}
+
+
+def _provenance_columns(provenance: dict[str, Any]) -> dict[str, Any]:
+    git = provenance.get("git", {})
+    host = provenance.get("host", {})
+    return {
+        "git_commit": git.get("commit"),
+        "git_dirty": git.get("dirty"),
+        "hostname": host.get("hostname"),
+        "timestamp_utc": provenance.get("timestamp_utc"),
+    }
+
+
+def _generic_rows(result: RunResult) -> list[dict[str, Any]]:
+    # Metrics that clash with a config name get a prefix rather than overwrite it.
+    config = _scalars(result.config)
+    metrics = {(f"metric_{k}" if k in config else k): v for k, v in _scalars(result.metrics).items()}
+    return [{**config, **metrics}]
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator > 0 else math.nan
+
+
+def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
+    config, metrics = result.config, result.metrics
+    host = metrics.get("host", {})
+    config_columns = {
+        "variant": config["variant"],
+        "warehouses": config["warehouses"],
+        "transactions": config["transactions"],  # asked for; transactions_done is what ran
+        "seconds_limit": config["seconds"],
+        "seed": config["seed"],
+        "page_size": config["page_size"],
+        "key_compare": config["key_compare"],
+    }
+    elapsed = float(metrics["elapsed_seconds"])
+    run_columns = {
+        "throughput_tps": metrics["throughput_tps"],
+        "transactions_done": metrics["transactions"],
+        "elapsed_seconds": elapsed,
+        "cpu_seconds": metrics["cpu_seconds"],
+        "load_seconds": metrics["load_seconds"],
+        "database_bytes": metrics["database_bytes"],
+        "consistent": metrics["consistent"],
+        "interrupted": metrics["interrupted"],
+        "process_cpu_seconds": host.get("process_cpu_seconds"),
+        "wall_seconds": host.get("wall_seconds"),
+        "loadavg_1m_before": (host.get("loadavg_before") or [None])[0],
+        "loadavg_1m_after": (host.get("loadavg_after") or [None])[0],
+    }
+    rows = []
+    for txn_type, weight in config["mix"].items():
+        if weight <= 0:
+            continue
+        stats = metrics["per_type"][txn_type]
+        attempts = stats["commits"] + stats["aborts"]
+        rows.append(
+            {
+                **config_columns,
+                "txn_type": txn_type,
+                "weight": weight,
+                "commits": stats["commits"],
+                "aborts": stats["aborts"],
+                "seconds": stats["seconds"],
+                # Aborted attempts spend time too, so latency is per attempt.
+                "mean_latency_us": _ratio(stats["seconds"] * 1e6, attempts),
+                "tps": _ratio(stats["commits"], elapsed),
+                **run_columns,
+            }
+        )
+    return rows
+
+
+# kind -> function turning a RunResult into table rows. New studies add theirs.
+FRAME_ROWS: dict[str, Callable[[RunResult], list[dict[str, Any]]]] = {
+    "tpcc": _tpcc_rows,
+}

@@ -1,0 +1,316 @@
+"""Run TPC-C New Order / Payment on the dbrepro engine from Python.
+
+    >>> from dbrepro import tpcc
+    >>> result = tpcc.run(warehouses=1, transactions=2000)
+    >>> result.to_frame()
+
+The configuration is checked here first (types and ranges, with messages that
+name the parameter and its allowed values) so mistakes are reported before a
+database is loaded; the engine checks again in C++ for the native driver.
+"""
+from __future__ import annotations
+
+import math
+import os
+import resource
+import sys
+import time
+from typing import Any, Callable, Mapping
+
+from . import provenance
+from .result import RunResult
+
+KIND = "tpcc"
+TXN_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
+VARIANTS = ("paper", "spec")
+KEY_COMPARES = ("generic", "integer")
+DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
+# Limits the engine enforces too (engine/src/driver/run_config.cpp).
+WAREHOUSES_MAX = 65535
+PAGE_SIZE_MIN, PAGE_SIZE_MAX = 1024, 65536
+# The engine's keyword arguments, in its order.
+PARAMETERS = (
+    "warehouses", "transactions", "seconds", "mix", "variant", "seed",
+    "page_size", "key_compare", "progress_every", "check_consistency",
+)
+_U64_MAX = (1 << 64) - 1
+
+ProgressFn = Callable[[int, int], bool | None]
+
+
+class ConfigError(ValueError):
+    """A bad configuration value; `parameter` is the offending name."""
+
+    def __init__(self, parameter: str, message: str):
+        super().__init__(f"{parameter}: {message}")
+        self.parameter = parameter
+        self.reason = message
+
+
+# ---------------------------------------------------------------------------
+# Validation
+
+
+def _integer(name: str, value: Any, *, minimum: int, maximum: int | None = None) -> int:
+    """An int in minimum..maximum (maximum None: the engine's 64-bit limit)."""
+    allowed = f"an integer >= {minimum}" if maximum is None else f"an integer in {minimum}..{maximum}"
+    # bool is an int subclass; True warehouses is a mistake, not 1.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(name, f"must be {allowed}, got {value!r}")
+    if value < minimum or value > (_U64_MAX if maximum is None else maximum):
+        raise ConfigError(name, f"must be {allowed}, got {value}")
+    return value
+
+
+def _number(name: str, value: Any, *, minimum: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(name, f"must be a finite number >= {minimum:g}, got {value!r}")
+    if value < minimum:
+        raise ConfigError(name, f"must be a finite number >= {minimum:g}, got {value!r}")
+    return float(value)
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ConfigError(name, f"invalid choice {value!r} (allowed: {', '.join(allowed)})")
+    return value
+
+
+def _page_size(value: Any) -> int:
+    allowed = f"a power of two in {PAGE_SIZE_MIN}..{PAGE_SIZE_MAX}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError("page_size", f"must be {allowed}, got {value!r}")
+    if not PAGE_SIZE_MIN <= value <= PAGE_SIZE_MAX or value & (value - 1):
+        raise ConfigError("page_size", f"must be {allowed}, got {value}")
+    return value
+
+
+def _mix(value: Any) -> dict[str, float]:
+    if not isinstance(value, Mapping):
+        raise ConfigError("mix", f"must be a mapping of transaction type to weight, got {value!r}")
+    unknown = [key for key in value if key not in TXN_TYPES]
+    if unknown:
+        raise ConfigError(
+            "mix", f"unknown transaction type {unknown[0]!r} (allowed: {', '.join(TXN_TYPES)})"
+        )
+    weights = {}
+    for txn_type in TXN_TYPES:  # omitted types weigh 0
+        weight = value.get(txn_type, 0.0)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+            raise ConfigError("mix", f"weight of {txn_type} must be a finite number >= 0, got {weight!r}")
+        if weight < 0:
+            raise ConfigError("mix", f"weight of {txn_type} must be >= 0, got {weight!r}")
+        weights[txn_type] = float(weight)
+    if sum(weights.values()) <= 0:
+        raise ConfigError("mix", "weights must sum to more than 0")
+    return weights
+
+
+def validate_config(
+    *,
+    warehouses: int,
+    transactions: int,
+    seconds: float,
+    mix: Mapping[str, float],
+    variant: str,
+    seed: int,
+    page_size: int,
+    key_compare: str,
+    progress_every: int,
+    check_consistency: bool,
+) -> dict[str, Any]:
+    """The engine's keyword arguments, checked; raises ConfigError."""
+    config = {
+        "warehouses": _integer("warehouses", warehouses, minimum=1, maximum=WAREHOUSES_MAX),
+        "transactions": _integer("transactions", transactions, minimum=0),
+        "seconds": _number("seconds", seconds, minimum=0.0),
+        "mix": _mix(mix),
+        "variant": _choice("variant", variant, VARIANTS),
+        "seed": _integer("seed", seed, minimum=0),
+        "page_size": _page_size(page_size),
+        "key_compare": _choice("key_compare", key_compare, KEY_COMPARES),
+        "progress_every": _integer("progress_every", progress_every, minimum=1),
+        "check_consistency": check_consistency,
+    }
+    if not isinstance(check_consistency, bool):
+        raise ConfigError("check_consistency", f"must be True or False, got {check_consistency!r}")
+    if config["transactions"] == 0 and config["seconds"] == 0:
+        raise ConfigError("transactions", "must be > 0 unless seconds > 0 (a run needs a limit)")
+    return config
+
+
+# ---------------------------------------------------------------------------
+# Progress on stderr
+
+
+class ProgressLine:
+    """A one-line progress display on stderr, redrawn at most every `interval` s."""
+
+    def __init__(self, label: str, stream=None, interval: float = 0.25):
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = interval
+        self.started = time.monotonic()
+        self.last_drawn = -math.inf
+        self.latest: tuple[int, int] | None = None  # (done, total) of the last tick
+        self.shown: tuple[int, int] | None = None  # what the line shows now
+
+    def __call__(self, done: int, total: int) -> bool:
+        self.latest = (done, total)
+        now = time.monotonic()
+        if now - self.last_drawn >= self.interval:
+            self.last_drawn = now
+            self._draw()
+        return True  # never stops the run
+
+    def _draw(self) -> None:
+        done, total = self.latest
+        amount = f"{done}/{total} txns ({100.0 * done / total:.0f}%)" if total else f"{done} txns"
+        elapsed = time.monotonic() - self.started
+        self.stream.write(f"\r{self.label}: {amount}, {elapsed:.1f} s")
+        self.stream.flush()
+        self.shown = self.latest
+
+    def close(self) -> None:
+        """Show the final count and end the line."""
+        if self.latest is None:
+            return
+        if self.shown != self.latest:
+            self._draw()
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _progress_callback(progress: bool | ProgressFn | None, label: str) -> tuple[ProgressFn | None, ProgressLine | None]:
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress is True:
+        line = ProgressLine(label)
+        return line, line
+    if progress is False:
+        return None, None
+    if callable(progress):
+        # Only an explicit False stops the run: a callback that returns
+        # nothing (None) must not end it after the first tick.
+        return (lambda done, total: progress(done, total) is not False), None
+    raise ConfigError("progress", f"must be True, False, None or a callable(done, total), got {progress!r}")
+
+
+# ---------------------------------------------------------------------------
+# The run
+
+
+def _engine():
+    try:
+        from . import _engine as engine
+    except ImportError as error:
+        raise ImportError(
+            "dbrepro._engine (the compiled engine) is not built or not importable; "
+            "install the package with `pip install --no-build-isolation -e .` "
+            f"({error})"
+        ) from error
+    return engine
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return [round(x, 3) for x in os.getloadavg()]
+    except OSError:  # not available on every platform
+        return None
+
+
+def _process_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(
+    warehouses: int = 1,
+    transactions: int = 40_000,
+    mix: Mapping[str, float] | None = None,
+    variant: str = "paper",
+    seed: int = 1,
+    page_size: int = 8192,
+    key_compare: str = "integer",
+    seconds: float = 0.0,
+    progress: bool | ProgressFn | None = None,
+    *,
+    progress_every: int = 1000,
+    check_consistency: bool = True,
+) -> RunResult:
+    """Load a TPC-C database and run the transaction mix on it.
+
+    warehouses      TPC-C scale factor, >= 1 (about 100 MB each).
+    transactions    stop after this many (0: only `seconds` limits the run).
+    mix             weight per transaction type (new_order, payment,
+                    order_status, delivery, stock_level); omitted types weigh 0.
+                    Default {"new_order": 0.5, "payment": 0.5}.
+    variant         "paper" (the simplified transactions of Harizopoulos et
+                    al. 2008) or "spec" (TPC-C input generation).
+    seed            random seed; same seed and config -> same transactions.
+    page_size       bytes per page, a power of two.
+    key_compare     "integer" (hand-coded integer key search) or "generic".
+    seconds         stop after this long (0: no time limit).
+    progress        True: progress line on stderr; False: none; a callable
+                    progress(done, total) -> bool (False stops the run);
+                    None (default): a progress line if stderr is a terminal.
+
+    Returns a RunResult; `.to_dict()` is the raw-run record, `.to_frame()` a
+    table with one row per transaction type.
+    """
+    config = validate_config(
+        warehouses=warehouses,
+        transactions=transactions,
+        seconds=seconds,
+        mix=DEFAULT_MIX if mix is None else mix,
+        variant=variant,
+        seed=seed,
+        page_size=page_size,
+        key_compare=key_compare,
+        progress_every=progress_every,
+        check_consistency=check_consistency,
+    )
+    callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
+    engine = _engine()
+    run_provenance = provenance.collect()  # before the run: it spawns git/valgrind
+
+    loadavg_before = _loadavg()
+    cpu_before = _process_cpu_seconds()
+    wall_before = time.perf_counter()
+    try:
+        raw = engine.run_tpcc(**config, progress=callback)
+    finally:
+        if progress_line is not None:
+            progress_line.close()
+    wall_seconds = time.perf_counter() - wall_before
+    process_cpu_seconds = _process_cpu_seconds() - cpu_before
+    loadavg_after = _loadavg()
+
+    host_metrics = {
+        # Whole call as seen from Python (load + run + checks), and this
+        # process's CPU time over it; the engine's own numbers cover the
+        # measured phase only.
+        "wall_seconds": wall_seconds,
+        "process_cpu_seconds": process_cpu_seconds,
+        "loadavg_before": loadavg_before,
+        "loadavg_after": loadavg_after,
+    }
+    return from_engine_dict(raw, host_metrics=host_metrics, run_provenance=run_provenance)
+
+
+def from_engine_dict(
+    raw: Mapping[str, Any],
+    *,
+    host_metrics: Mapping[str, Any] | None = None,
+    run_provenance: Mapping[str, Any] | None = None,
+) -> RunResult:
+    """Wrap the dict returned by `_engine.run_tpcc` (or `dbrepro-native tpcc`)."""
+    metrics = {key: value for key, value in raw.items() if key not in ("config", "consistency")}
+    metrics["host"] = dict(host_metrics or {})
+    return RunResult(
+        kind=KIND,
+        config=dict(raw["config"]),
+        metrics=metrics,
+        provenance=dict(run_provenance or {}),
+        extra={"consistency": list(raw.get("consistency", []))},
+    )

@@ -1,0 +1,766 @@
+// Tests of the B+tree against std::map as the model, for both key comparison
+// policies and a small page size (many splits, height >= 3) and the default
+// page size. A structural checker walks the pages and verifies the B+tree
+// invariants (sorted nodes, separator bounds, uniform leaf depth, leaf chain).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "btree/btree.hpp"
+#include "btree/key.hpp"
+#include "btree/node.hpp"
+#include "common/random.hpp"
+#include "storage/page_store.hpp"
+
+namespace dbrepro {
+namespace {
+
+using Model = std::map<u64, u64>;
+
+// ---------------------------------------------------------------------------
+// Structural checker. Test keys are always produced by KeyLayout::pack, so
+// their u64 order is the tuple order (checked in test_key.cpp) and the checker
+// can compare them as plain integers.
+
+struct TreeShape {
+  std::vector<PageId> leaves;  // in key order
+  u64 entries = 0;
+  u64 empty_leaves = 0;
+  u64 inner_nodes = 0;
+};
+
+template <class Pages>
+::testing::AssertionResult walk(Pages& pages, u32 cap, PageId pid, int depth, int height, std::optional<u64> lo,
+                                std::optional<u64> hi, std::set<PageId>& seen, TreeShape& shape) {
+  if (pid >= pages.page_count()) return ::testing::AssertionFailure() << "child page " << pid << " out of range";
+  if (!seen.insert(pid).second) return ::testing::AssertionFailure() << "page " << pid << " reached twice";
+  Node n(pages.fix(pid), cap);
+  const u32 count = n.count();
+  if (count > cap) return ::testing::AssertionFailure() << "page " << pid << " count " << count << " > capacity";
+  for (u32 i = 0; i < count; ++i) {
+    const u64 k = n.keys()[i];
+    if (i > 0 && !(n.keys()[i - 1] < k))
+      return ::testing::AssertionFailure() << "page " << pid << " keys not strictly ascending at " << i;
+    if (lo && k < *lo) return ::testing::AssertionFailure() << "page " << pid << " key " << k << " below bound " << *lo;
+    if (hi && k >= *hi)
+      return ::testing::AssertionFailure() << "page " << pid << " key " << k << " not below bound " << *hi;
+  }
+  if (n.is_leaf()) {
+    if (depth != height)
+      return ::testing::AssertionFailure() << "leaf " << pid << " at depth " << depth << ", height " << height;
+    shape.leaves.push_back(pid);
+    shape.entries += count;
+    if (count == 0) ++shape.empty_leaves;
+    pages.unfix(pid);
+    return ::testing::AssertionSuccess();
+  }
+  if (depth >= height)
+    return ::testing::AssertionFailure() << "inner node " << pid << " at depth " << depth << ", height " << height;
+  if (count == 0) return ::testing::AssertionFailure() << "inner node " << pid << " without keys";
+  ++shape.inner_nodes;
+  std::vector<u64> keys(n.keys(), n.keys() + count);
+  std::vector<u64> children(n.values(), n.values() + count + 1);
+  pages.unfix(pid);
+  for (u32 i = 0; i <= count; ++i) {
+    const std::optional<u64> clo = i == 0 ? lo : std::optional<u64>(keys[i - 1]);
+    const std::optional<u64> chi = i == count ? hi : std::optional<u64>(keys[i]);
+    auto r = walk(pages, cap, static_cast<PageId>(children[i]), depth + 1, height, clo, chi, seen, shape);
+    if (!r) return r;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+template <class Tree, class Pages>
+::testing::AssertionResult check_structure(const Tree& tree, Pages& pages, TreeShape* out = nullptr) {
+  TreeShape shape;
+  std::set<PageId> seen;
+  auto r = walk(pages, tree.node_capacity(), tree.root(), 1, tree.height(), std::nullopt, std::nullopt, seen, shape);
+  if (!r) return r;
+  if (shape.entries != tree.size())
+    return ::testing::AssertionFailure() << "leaves hold " << shape.entries << " entries, size() " << tree.size();
+  for (size_t i = 0; i < shape.leaves.size(); ++i) {
+    Node n(pages.fix(shape.leaves[i]), tree.node_capacity());
+    const PageId expect = i + 1 < shape.leaves.size() ? shape.leaves[i + 1] : kInvalidPage;
+    const PageId next = n.header().next;
+    pages.unfix(shape.leaves[i]);
+    if (next != expect)
+      return ::testing::AssertionFailure() << "leaf " << shape.leaves[i] << " next " << next << ", expected " << expect;
+  }
+  if (out) *out = shape;
+  return ::testing::AssertionSuccess();
+}
+
+template <class Tree>
+::testing::AssertionResult scan_equals(const Tree& tree, const Model& model) {
+  auto it = model.begin();
+  u64 n = 0;
+  for (auto c = tree.begin(); c.valid(); c.next(), ++it, ++n) {
+    if (it == model.end()) return ::testing::AssertionFailure() << "cursor has extra entry " << c.key() << " at " << n;
+    if (c.key() != it->first || c.value() != it->second)
+      return ::testing::AssertionFailure() << "at " << n << ": cursor (" << c.key() << "," << c.value()
+                                           << ") model (" << it->first << "," << it->second << ")";
+  }
+  if (it != model.end()) return ::testing::AssertionFailure() << "cursor ended early at " << n << " of " << model.size();
+  if (tree.size() != model.size())
+    return ::testing::AssertionFailure() << "size() " << tree.size() << " model " << model.size();
+  return ::testing::AssertionSuccess();
+}
+
+// Up to limit entries from seek(from) equal model.lower_bound(from) onwards.
+template <class Tree>
+::testing::AssertionResult range_equals(const Tree& tree, const Model& model, u64 from, size_t limit) {
+  auto it = model.lower_bound(from);
+  auto c = tree.seek(from);
+  for (size_t n = 0; n < limit; ++n, ++it, c.next()) {
+    if (it == model.end()) {
+      if (c.valid())
+        return ::testing::AssertionFailure() << "seek(" << from << "): cursor has extra entry " << c.key();
+      return ::testing::AssertionSuccess();
+    }
+    if (!c.valid())
+      return ::testing::AssertionFailure() << "seek(" << from << "): cursor ended, model has " << it->first;
+    if (c.key() != it->first || c.value() != it->second)
+      return ::testing::AssertionFailure() << "seek(" << from << ") step " << n << ": cursor (" << c.key() << ","
+                                           << c.value() << ") model (" << it->first << "," << it->second << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Height bounds for a tree built by inserts only: every split leaves at least
+// floor(cap/2) entries in a leaf and cap - cap/2 children in an inner node;
+// a node holds at most cap entries (cap + 1 children).
+void expect_height_within_bounds(int height, u64 n, u32 cap) {
+  double max_entries = cap;
+  for (int h = 1; h < height; ++h) max_entries *= cap + 1;
+  EXPECT_LE(static_cast<double>(n), max_entries) << "height " << height << " too low for " << n << " entries";
+  if (height >= 2) {
+    double min_entries = 2.0 * (cap / 2);
+    for (int h = 2; h < height; ++h) min_entries *= cap - cap / 2;
+    EXPECT_GE(static_cast<double>(n), min_entries) << "height " << height << " too high for " << n << " entries";
+  }
+}
+
+void shuffle(std::vector<u64>& v, Random& rng) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[static_cast<size_t>(rng.uniform(0, static_cast<i64>(i) - 1))]);
+}
+
+// ---------------------------------------------------------------------------
+// Typed tests over {GenericKeyCompare, IntegerKeyCompare} x {1024, 8192}.
+
+template <class KC, u32 PS>
+struct Config {
+  using Compare = KC;
+  static constexpr u32 kPageSize = PS;
+};
+
+using Configs = ::testing::Types<Config<GenericKeyCompare, 1024>, Config<IntegerKeyCompare, 1024>,
+                                 Config<GenericKeyCompare, 8192>, Config<IntegerKeyCompare, 8192>>;
+
+class ConfigNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::string(T::Compare::kName) + "_" + std::to_string(T::kPageSize);
+  }
+};
+
+template <class Cfg>
+class BTreeTest : public ::testing::Test {
+ protected:
+  using Tree = BTree<typename Cfg::Compare, PageStore>;
+  static constexpr u32 kPageSize = Cfg::kPageSize;
+  // A three-field key (warehouse, id, line)-like layout with unused high bits.
+  static constexpr KeyLayout kLayout{8, 24, 8};
+
+  static u64 key(u64 a, u64 b, u64 c) { return kLayout.pack({a, b, c}); }
+  // Composite key from a dense index: ascending index gives ascending key.
+  static u64 key_of(u64 i) { return key(i / (1u << 20) % 256, (i / 4) % (1u << 18), i % 4); }
+
+  PageStore pages{kPageSize};
+  Tree tree{pages, kLayout};
+  Model model;
+
+  void insert_both(u64 k, u64 v) {
+    const bool expect = model.emplace(k, v).second;
+    ASSERT_EQ(tree.insert(k, v), expect) << "insert " << k;
+  }
+};
+
+TYPED_TEST_SUITE(BTreeTest, Configs, ConfigNames);
+
+TYPED_TEST(BTreeTest, EmptyTree) {
+  auto& tree = this->tree;
+  EXPECT_EQ(tree.size(), 0u);
+  EXPECT_EQ(tree.height(), 1);
+  EXPECT_FALSE(tree.begin().valid());
+  EXPECT_FALSE(tree.seek(0).valid());
+  EXPECT_FALSE(tree.seek(this->key(3, 4, 5)).valid());
+  u64 v = 12345;
+  EXPECT_FALSE(tree.lookup(this->key(1, 1, 1), &v));
+  EXPECT_EQ(v, 12345u);
+  EXPECT_FALSE(tree.lookup(0, nullptr));
+  EXPECT_FALSE(tree.erase(0));
+  EXPECT_FALSE(tree.update(0, 1));
+  EXPECT_EQ(tree.size(), 0u);
+  EXPECT_TRUE(check_structure(tree, this->pages));
+}
+
+TYPED_TEST(BTreeTest, NodeCapacityFitsThePage) {
+  const u32 cap = this->tree.node_capacity();
+  EXPECT_EQ(cap, Node::capacity_for(TestFixture::kPageSize));
+  EXPECT_LE(sizeof(NodeHeader) + cap * sizeof(PackedKey) + (cap + 1) * sizeof(u64), TestFixture::kPageSize);
+  EXPECT_GT(sizeof(NodeHeader) + (cap + 1) * sizeof(PackedKey) + (cap + 2) * sizeof(u64), TestFixture::kPageSize);
+  if (TestFixture::kPageSize == 1024) { EXPECT_EQ(cap, 62u); }
+  if (TestFixture::kPageSize == 8192) { EXPECT_EQ(cap, 510u); }
+  EXPECT_EQ(this->tree.layout().total_bits(), 40);
+}
+
+TYPED_TEST(BTreeTest, RandomOperationsMatchStdMap) {
+  auto& tree = this->tree;
+  auto& model = this->model;
+  Random rng(TestFixture::kPageSize * 31 + (std::string(TypeParam::Compare::kName) == "generic" ? 1 : 2));
+  // 6 x 2500 x 4 = 60000 distinct keys: enough for thousands of splits on
+  // 1 KB pages, small enough that inserts collide with present keys.
+  auto random_key = [&] {
+    return TestFixture::key(static_cast<u64>(rng.uniform(0, 5)), static_cast<u64>(rng.uniform(0, 2499)),
+                            static_cast<u64>(rng.uniform(0, 3)));
+  };
+  constexpr int kOps = 200000;
+  int max_height = tree.height();
+  int prev_height = tree.height();
+  u64 inserts_ok = 0, inserts_dup = 0, erases_ok = 0, erases_missing = 0, empty_leaf_checks = 0;
+  for (int op = 0; op < kOps; ++op) {
+    // Phase A grows the tree, phase B shrinks it (emptying leaves), phase C mixes.
+    int insert_pct, erase_pct;
+    if (op < 80000) {
+      insert_pct = 60, erase_pct = 10;
+    } else if (op < 140000) {
+      insert_pct = 10, erase_pct = 60;
+    } else {
+      insert_pct = 35, erase_pct = 35;
+    }
+    const int dice = static_cast<int>(rng.uniform(0, 99));
+    const u64 k = random_key();
+    if (dice < insert_pct) {
+      const u64 v = rng.next();
+      const bool expect = model.emplace(k, v).second;
+      ASSERT_EQ(tree.insert(k, v), expect) << "op " << op << " insert " << k;
+      (expect ? inserts_ok : inserts_dup)++;
+    } else if (dice < insert_pct + erase_pct) {
+      if (rng.uniform(0, 49) == 0) {
+        // Erase a run of consecutive present keys: empties whole leaves.
+        auto it = model.lower_bound(k);
+        const int run = static_cast<int>(rng.uniform(1, 400));
+        for (int i = 0; i < run && it != model.end(); ++i) {
+          ASSERT_TRUE(tree.erase(it->first)) << "op " << op << " run erase " << it->first;
+          ASSERT_FALSE(tree.erase(it->first)) << "op " << op << " second erase " << it->first;
+          it = model.erase(it);
+          ++erases_ok;
+        }
+      } else {
+        const bool expect = model.erase(k) == 1;
+        ASSERT_EQ(tree.erase(k), expect) << "op " << op << " erase " << k;
+        (expect ? erases_ok : erases_missing)++;
+      }
+    } else if (dice < insert_pct + erase_pct + 12) {
+      const u64 v = rng.next();
+      auto it = model.find(k);
+      const bool expect = it != model.end();
+      if (expect) it->second = v;
+      ASSERT_EQ(tree.update(k, v), expect) << "op " << op << " update " << k;
+    } else if (dice < insert_pct + erase_pct + 24) {
+      u64 v = 0xDEADBEEF;
+      auto it = model.find(k);
+      const bool found = tree.lookup(k, &v);
+      ASSERT_EQ(found, it != model.end()) << "op " << op << " lookup " << k;
+      if (found) {
+        ASSERT_EQ(v, it->second) << "op " << op << " lookup " << k;
+      } else {
+        ASSERT_EQ(v, 0xDEADBEEFu) << "op " << op << " failed lookup wrote the value";
+      }
+      ASSERT_EQ(tree.lookup(k, nullptr), found);
+    } else {
+      ASSERT_TRUE(range_equals(tree, model, k, static_cast<size_t>(rng.uniform(1, 60)))) << "op " << op;
+    }
+    ASSERT_EQ(tree.size(), model.size()) << "op " << op;
+    ASSERT_GE(tree.height(), prev_height) << "op " << op << ": height shrank";
+    ASSERT_LE(tree.height(), prev_height + 1) << "op " << op << ": height grew by more than one";
+    prev_height = tree.height();
+    max_height = std::max(max_height, tree.height());
+
+    if (op % 5000 == 4999 || op == kOps - 1) {
+      ASSERT_TRUE(scan_equals(tree, model)) << "op " << op;
+      TreeShape shape;
+      ASSERT_TRUE(check_structure(tree, this->pages, &shape)) << "op " << op;
+      if (shape.empty_leaves > 0) ++empty_leaf_checks;
+    }
+  }
+  // The sequence did what it was meant to.
+  EXPECT_GT(inserts_ok, 30000u);
+  EXPECT_GT(inserts_dup, 2000u);
+  EXPECT_GT(erases_ok, 20000u);
+  EXPECT_GT(erases_missing, 5000u);
+  EXPECT_GT(empty_leaf_checks, 0u) << "no checkpoint saw an emptied leaf";
+  if (TestFixture::kPageSize == 1024) {
+    EXPECT_GE(max_height, 3);
+  } else {
+    EXPECT_GE(max_height, 2);
+  }
+}
+
+TYPED_TEST(BTreeTest, RangeScansFromRandomSeekPoints) {
+  auto& tree = this->tree;
+  Random rng(17);
+  for (int i = 0; i < 50000; ++i) {
+    const u64 k = TestFixture::key(static_cast<u64>(rng.uniform(0, 9)), static_cast<u64>(rng.uniform(0, 99999)),
+                                   static_cast<u64>(rng.uniform(0, 255)));
+    this->insert_both(k, rng.next());
+  }
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  for (int i = 0; i < 3000; ++i) {
+    u64 from;
+    switch (i % 4) {
+      case 0: {  // a present key
+        auto it = this->model.lower_bound(TestFixture::key(static_cast<u64>(rng.uniform(0, 9)), 0, 0));
+        from = it == this->model.end() ? 0 : it->first;
+        break;
+      }
+      case 1: from = 0; break;
+      default:
+        from = TestFixture::key(static_cast<u64>(rng.uniform(0, 10)), static_cast<u64>(rng.uniform(0, 100000)),
+                                static_cast<u64>(rng.uniform(0, 255)));
+    }
+    ASSERT_TRUE(range_equals(tree, this->model, from, static_cast<size_t>(rng.uniform(1, 1500))));
+  }
+  // Past the largest key.
+  EXPECT_FALSE(tree.seek(this->model.rbegin()->first + 1).valid());
+  EXPECT_FALSE(tree.seek(TestFixture::key(255, (1u << 24) - 1, 255)).valid());
+  // Exactly at the smallest and largest keys.
+  EXPECT_EQ(tree.seek(this->model.begin()->first).key(), this->model.begin()->first);
+  auto last = tree.seek(this->model.rbegin()->first);
+  ASSERT_TRUE(last.valid());
+  EXPECT_EQ(last.key(), this->model.rbegin()->first);
+  last.next();
+  EXPECT_FALSE(last.valid());
+}
+
+TYPED_TEST(BTreeTest, SequentialAscendingInsert) {
+  auto& tree = this->tree;
+  const u32 cap = tree.node_capacity();
+  constexpr u64 kN = 200000;
+  int prev_height = 1;
+  for (u64 i = 0; i < kN; ++i) {
+    ASSERT_TRUE(tree.insert(TestFixture::key_of(i), i * 3 + 1)) << i;
+    this->model.emplace(TestFixture::key_of(i), i * 3 + 1);
+    const u64 n = i + 1;
+    if (n <= cap) { ASSERT_EQ(tree.height(), 1) << n; }
+    if (n == cap + 1) { ASSERT_EQ(tree.height(), 2) << "the first split must add a level"; }
+    ASSERT_GE(tree.height(), prev_height);
+    ASSERT_LE(tree.height(), prev_height + 1);
+    prev_height = tree.height();
+    if (n % 9973 == 0) expect_height_within_bounds(tree.height(), n, cap);
+  }
+  expect_height_within_bounds(tree.height(), kN, cap);
+  EXPECT_EQ(tree.size(), kN);
+  if (TestFixture::kPageSize == 1024) { EXPECT_GE(tree.height(), 4); }
+  if (TestFixture::kPageSize == 8192) { EXPECT_GE(tree.height(), 3); }
+  TreeShape shape;
+  ASSERT_TRUE(check_structure(tree, this->pages, &shape));
+  EXPECT_EQ(shape.empty_leaves, 0u);
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  for (u64 i = 0; i < kN; i += 7) {
+    u64 v = 0;
+    ASSERT_TRUE(tree.lookup(TestFixture::key_of(i), &v)) << i;
+    ASSERT_EQ(v, i * 3 + 1);
+  }
+}
+
+TYPED_TEST(BTreeTest, SequentialDescendingInsert) {
+  auto& tree = this->tree;
+  const u32 cap = tree.node_capacity();
+  constexpr u64 kN = 200000;
+  int prev_height = 1;
+  for (u64 n = 1; n <= kN; ++n) {
+    const u64 i = kN - n;
+    ASSERT_TRUE(tree.insert(TestFixture::key_of(i), i ^ 0x5555)) << i;
+    this->model.emplace(TestFixture::key_of(i), i ^ 0x5555);
+    if (n <= cap) { ASSERT_EQ(tree.height(), 1) << n; }
+    if (n == cap + 1) { ASSERT_EQ(tree.height(), 2) << "the first split must add a level"; }
+    ASSERT_GE(tree.height(), prev_height);
+    ASSERT_LE(tree.height(), prev_height + 1);
+    prev_height = tree.height();
+    if (n % 9973 == 0) expect_height_within_bounds(tree.height(), n, cap);
+    if (n % 20000 == 0) { ASSERT_TRUE(range_equals(tree, this->model, 0, 100)) << n; }
+  }
+  expect_height_within_bounds(tree.height(), kN, cap);
+  if (TestFixture::kPageSize == 1024) { EXPECT_GE(tree.height(), 4); }
+  TreeShape shape;
+  ASSERT_TRUE(check_structure(tree, this->pages, &shape));
+  EXPECT_EQ(shape.empty_leaves, 0u);
+  ASSERT_TRUE(scan_equals(tree, this->model));
+}
+
+TYPED_TEST(BTreeTest, RandomInsertHeightWithinBounds) {
+  auto& tree = this->tree;
+  Random rng(99);
+  const u32 cap = tree.node_capacity();
+  for (u64 n = 1; n <= 100000; ++n) {
+    u64 k;
+    do {
+      k = TestFixture::key(static_cast<u64>(rng.uniform(0, 255)), static_cast<u64>(rng.uniform(0, (1 << 24) - 1)),
+                           static_cast<u64>(rng.uniform(0, 255)));
+    } while (!this->model.emplace(k, n).second);
+    ASSERT_TRUE(tree.insert(k, n));
+    if (n <= cap) { ASSERT_EQ(tree.height(), 1); }
+    if (n == cap + 1) { ASSERT_EQ(tree.height(), 2); }
+    if (n % 5000 == 0) expect_height_within_bounds(tree.height(), n, cap);
+  }
+  ASSERT_TRUE(check_structure(tree, this->pages));
+  ASSERT_TRUE(scan_equals(tree, this->model));
+}
+
+TYPED_TEST(BTreeTest, DeleteEverythingThenReinsert) {
+  auto& tree = this->tree;
+  Random rng(4242);
+  std::vector<u64> keys;
+  while (keys.size() < 30000) {
+    const u64 k = TestFixture::key(static_cast<u64>(rng.uniform(0, 3)), static_cast<u64>(rng.uniform(0, 999999)),
+                                   static_cast<u64>(rng.uniform(0, 3)));
+    if (this->model.emplace(k, keys.size()).second) {
+      ASSERT_TRUE(tree.insert(k, keys.size()));
+      keys.push_back(k);
+    }
+  }
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  const int height = tree.height();
+  const size_t page_count = this->pages.page_count();
+  if (TestFixture::kPageSize == 1024) { EXPECT_GE(height, 3); }
+
+  shuffle(keys, rng);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_TRUE(tree.erase(keys[i])) << i;
+    this->model.erase(keys[i]);
+    ASSERT_EQ(tree.size(), keys.size() - i - 1);
+    if (i % 3000 == 0) {
+      ASSERT_TRUE(scan_equals(tree, this->model)) << i;
+      ASSERT_TRUE(range_equals(tree, this->model, keys[i], 200)) << i;
+    }
+  }
+  EXPECT_EQ(tree.size(), 0u);
+  EXPECT_EQ(tree.height(), height) << "deletes do not shrink the tree";
+  EXPECT_FALSE(tree.begin().valid());
+  for (size_t i = 0; i < keys.size(); i += 97) {
+    EXPECT_FALSE(tree.seek(keys[i]).valid());
+    EXPECT_FALSE(tree.lookup(keys[i], nullptr));
+    EXPECT_FALSE(tree.erase(keys[i]));
+    EXPECT_FALSE(tree.update(keys[i], 1));
+  }
+  TreeShape shape;
+  ASSERT_TRUE(check_structure(tree, this->pages, &shape));
+  EXPECT_EQ(shape.empty_leaves, shape.leaves.size());
+
+  // Reinsert the same keys in another order with new values: every key goes
+  // back to the leaf it left, so no page is allocated.
+  shuffle(keys, rng);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_TRUE(tree.insert(keys[i], ~static_cast<u64>(i))) << i;
+    this->model[keys[i]] = ~static_cast<u64>(i);
+    ASSERT_EQ(tree.size(), i + 1);
+  }
+  EXPECT_EQ(this->pages.page_count(), page_count) << "reinserting the deleted keys split nodes";
+  EXPECT_EQ(tree.height(), height);
+  ASSERT_TRUE(check_structure(tree, this->pages));
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  for (size_t i = 0; i < keys.size(); i += 13) {
+    u64 v = 0;
+    ASSERT_TRUE(tree.lookup(keys[i], &v));
+    ASSERT_EQ(v, ~static_cast<u64>(i));
+  }
+
+  // And once more: delete all, then insert new keys (which split again).
+  for (u64 k : keys) ASSERT_TRUE(tree.erase(k));
+  this->model.clear();
+  EXPECT_EQ(tree.size(), 0u);
+  for (u64 i = 0; i < 60000; ++i) this->insert_both(TestFixture::key_of(i * 5), i);
+  ASSERT_TRUE(check_structure(tree, this->pages));
+  ASSERT_TRUE(scan_equals(tree, this->model));
+}
+
+TYPED_TEST(BTreeTest, DuplicateInsertReturnsFalseAndKeepsValue) {
+  auto& tree = this->tree;
+  for (u64 i = 0; i < 20000; ++i) this->insert_both(TestFixture::key_of(i * 2), i);
+  const int height = tree.height();
+  const size_t page_count = this->pages.page_count();
+  for (u64 i = 0; i < 20000; ++i) {
+    ASSERT_FALSE(tree.insert(TestFixture::key_of(i * 2), 999999)) << i;
+    u64 v = 0;
+    ASSERT_TRUE(tree.lookup(TestFixture::key_of(i * 2), &v));
+    ASSERT_EQ(v, i) << "duplicate insert changed the value";
+  }
+  EXPECT_EQ(tree.size(), 20000u);
+  EXPECT_EQ(tree.height(), height);
+  EXPECT_EQ(this->pages.page_count(), page_count) << "duplicate inserts allocated pages";
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  ASSERT_TRUE(check_structure(tree, this->pages));
+  // A key that was erased can be inserted again.
+  ASSERT_TRUE(tree.erase(TestFixture::key_of(100)));
+  ASSERT_TRUE(tree.insert(TestFixture::key_of(100), 7));
+  u64 v = 0;
+  ASSERT_TRUE(tree.lookup(TestFixture::key_of(100), &v));
+  EXPECT_EQ(v, 7u);
+}
+
+TYPED_TEST(BTreeTest, EraseAndUpdateOfMissingKeys) {
+  auto& tree = this->tree;
+  EXPECT_FALSE(tree.erase(TestFixture::key_of(0)));
+  for (u64 i = 0; i < 20000; ++i) this->insert_both(TestFixture::key_of(i * 2), i);
+  for (u64 i = 0; i < 20000; ++i) {
+    ASSERT_FALSE(tree.erase(TestFixture::key_of(i * 2 + 1))) << i;
+    ASSERT_FALSE(tree.update(TestFixture::key_of(i * 2 + 1), 5)) << i;
+    ASSERT_FALSE(tree.lookup(TestFixture::key_of(i * 2 + 1), nullptr)) << "update inserted a key";
+  }
+  EXPECT_EQ(tree.size(), 20000u);
+  // Beyond both ends.
+  EXPECT_FALSE(tree.erase(TestFixture::key(255, 0, 0)));
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  // Erase each present key twice: true, then false.
+  for (u64 i = 0; i < 20000; i += 3) {
+    ASSERT_TRUE(tree.erase(TestFixture::key_of(i * 2)));
+    ASSERT_FALSE(tree.erase(TestFixture::key_of(i * 2)));
+    this->model.erase(TestFixture::key_of(i * 2));
+  }
+  EXPECT_EQ(tree.size(), this->model.size());
+  ASSERT_TRUE(scan_equals(tree, this->model));
+  ASSERT_TRUE(check_structure(tree, this->pages));
+}
+
+TYPED_TEST(BTreeTest, UpdateChangesOnlyTheValue) {
+  auto& tree = this->tree;
+  for (u64 i = 0; i < 10000; ++i) this->insert_both(TestFixture::key_of(i), i);
+  for (u64 i = 0; i < 10000; i += 2) {
+    ASSERT_TRUE(tree.update(TestFixture::key_of(i), i + 1000000));
+    this->model[TestFixture::key_of(i)] = i + 1000000;
+  }
+  EXPECT_EQ(tree.size(), 10000u);
+  ASSERT_TRUE(scan_equals(tree, this->model));
+}
+
+TYPED_TEST(BTreeTest, CursorSkipsLeavesEmptiedByDeletes) {
+  auto& tree = this->tree;
+  constexpr u64 kN = 40000;
+  for (u64 i = 0; i < kN; ++i) this->insert_both(TestFixture::key_of(i), i);
+  // Empty a long middle stretch (whole leaves) and the first leaves.
+  for (u64 i = 1000; i < 30000; ++i) {
+    ASSERT_TRUE(tree.erase(TestFixture::key_of(i)));
+    this->model.erase(TestFixture::key_of(i));
+  }
+  for (u64 i = 0; i < 700; ++i) {
+    ASSERT_TRUE(tree.erase(TestFixture::key_of(i)));
+    this->model.erase(TestFixture::key_of(i));
+  }
+  TreeShape shape;
+  ASSERT_TRUE(check_structure(tree, this->pages, &shape));
+  EXPECT_GT(shape.empty_leaves, 10u) << "the test did not empty leaves";
+
+  auto c = tree.begin();
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key(), TestFixture::key_of(700));
+  EXPECT_EQ(c.value(), 700u);
+  c = tree.seek(TestFixture::key_of(999));
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key(), TestFixture::key_of(999));
+  c.next();
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key(), TestFixture::key_of(30000)) << "cursor did not skip the emptied leaves";
+  for (u64 from : {u64{1000}, u64{5000}, u64{20000}, u64{29999}}) {
+    auto s = tree.seek(TestFixture::key_of(from));
+    ASSERT_TRUE(s.valid()) << from;
+    EXPECT_EQ(s.key(), TestFixture::key_of(30000)) << "seek into emptied stretch at " << from;
+    EXPECT_EQ(s.value(), 30000u);
+  }
+  c = tree.seek(0);
+  EXPECT_EQ(c.key(), TestFixture::key_of(700));
+  ASSERT_TRUE(scan_equals(tree, this->model));
+
+  // Everything except the very last key: the cursor walks all empty leaves.
+  for (u64 i = 0; i + 1 < kN; ++i) {
+    if (this->model.erase(TestFixture::key_of(i))) { ASSERT_TRUE(tree.erase(TestFixture::key_of(i))); }
+  }
+  c = tree.begin();
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key(), TestFixture::key_of(kN - 1));
+  c.next();
+  EXPECT_FALSE(c.valid());
+  // Only the first key left (reinsert it; its leaf is the leftmost).
+  ASSERT_TRUE(tree.erase(TestFixture::key_of(kN - 1)));
+  ASSERT_TRUE(tree.insert(TestFixture::key_of(0), 42));
+  c = tree.begin();
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key(), TestFixture::key_of(0));
+  EXPECT_EQ(c.value(), 42u);
+  c.next();
+  EXPECT_FALSE(c.valid()) << "cursor did not run off the end through empty leaves";
+  EXPECT_FALSE(tree.seek(TestFixture::key_of(1)).valid());
+}
+
+TYPED_TEST(BTreeTest, TwoTreesShareAPageStore) {
+  typename TestFixture::Tree other(this->pages, TestFixture::kLayout);
+  Model other_model;
+  Random rng(5);
+  for (int i = 0; i < 40000; ++i) {
+    const u64 k = TestFixture::key_of(static_cast<u64>(rng.uniform(0, 99999)));
+    const u64 v = rng.next();
+    if (i % 2) {
+      this->insert_both(k, v);
+    } else {
+      ASSERT_EQ(other.insert(k, v), other_model.emplace(k, v).second);
+    }
+    if (i % 5 == 0) {
+      const u64 e = TestFixture::key_of(static_cast<u64>(rng.uniform(0, 99999)));
+      ASSERT_EQ(other.erase(e), other_model.erase(e) == 1);
+    }
+  }
+  ASSERT_TRUE(scan_equals(this->tree, this->model));
+  ASSERT_TRUE(scan_equals(other, other_model));
+  ASSERT_TRUE(check_structure(this->tree, this->pages));
+  ASSERT_TRUE(check_structure(other, this->pages));
+}
+
+// ---------------------------------------------------------------------------
+// Full-width keys: the top bit of the word must order as unsigned, for every
+// layout and policy.
+
+template <class KC>
+void full_width_keys(const KeyLayout& layout, u32 page_size, u64 seed) {
+  PageStore pages(page_size);
+  BTree<KC, PageStore> tree(pages, layout);
+  Model model;
+  Random rng(seed);
+  for (int i = 0; i < 60000; ++i) {
+    u64 k = rng.next();
+    if (i % 3 == 0) k |= u64{1} << 63;
+    if (i % 3 == 1) k &= ~(u64{1} << 63);
+    if (i % 4 == 0 && !model.empty()) {
+      // erase a present key
+      auto it = model.lower_bound(k);
+      if (it == model.end()) it = model.begin();
+      ASSERT_TRUE(tree.erase(it->first));
+      model.erase(it);
+      continue;
+    }
+    ASSERT_EQ(tree.insert(k, i), model.emplace(k, i).second);
+  }
+  ASSERT_TRUE(tree.insert(~u64{0}, 1) == model.emplace(~u64{0}, 1).second);
+  ASSERT_TRUE(tree.insert(0, 2) == model.emplace(0, 2).second);
+  ASSERT_TRUE(scan_equals(tree, model));
+  ASSERT_TRUE(check_structure(tree, pages));
+  ASSERT_TRUE(range_equals(tree, model, u64{1} << 63, 5000));
+  ASSERT_TRUE(range_equals(tree, model, (u64{1} << 63) - 1, 50));
+  u64 v = 0;
+  ASSERT_TRUE(tree.lookup(~u64{0}, &v));
+}
+
+TEST(BTreeFullWidthKeys, Generic64) { full_width_keys<GenericKeyCompare>(KeyLayout{64}, 1024, 1); }
+TEST(BTreeFullWidthKeys, Generic1x63) { full_width_keys<GenericKeyCompare>(KeyLayout{1, 63}, 1024, 2); }
+TEST(BTreeFullWidthKeys, Generic32x32) { full_width_keys<GenericKeyCompare>(KeyLayout{32, 32}, 8192, 3); }
+TEST(BTreeFullWidthKeys, Generic6Fields) {
+  full_width_keys<GenericKeyCompare>(KeyLayout{8, 8, 8, 8, 8, 24}, 1024, 4);
+}
+TEST(BTreeFullWidthKeys, Integer64) { full_width_keys<IntegerKeyCompare>(KeyLayout{64}, 1024, 5); }
+TEST(BTreeFullWidthKeys, Integer32x32) { full_width_keys<IntegerKeyCompare>(KeyLayout{32, 32}, 8192, 6); }
+
+// ---------------------------------------------------------------------------
+// Fix/unfix balance. With a buffer pool behind the Pages interface every fix
+// pins a page until its unfix; a B+tree operation must leave no page pinned.
+
+class CountingPages {
+ public:
+  explicit CountingPages(u32 page_size) : store_(page_size) {}
+  PageId allocate() {
+    const PageId pid = store_.allocate();
+    pins_.resize(store_.page_count(), 0);
+    return pid;
+  }
+  std::byte* fix(PageId pid) {
+    ++pins_.at(pid);
+    return store_.fix(pid);
+  }
+  void unfix(PageId pid) { --pins_.at(pid); }
+  u32 page_size() const { return store_.page_size(); }
+  size_t page_count() const { return store_.page_count(); }
+  long outstanding() const {
+    long total = 0;
+    for (long p : pins_) total += p;
+    return total;
+  }
+  void reset() { std::fill(pins_.begin(), pins_.end(), 0); }
+
+ private:
+  PageStore store_;
+  std::vector<long> pins_;
+};
+
+using PinTree = BTree<IntegerKeyCompare, CountingPages>;
+constexpr KeyLayout kPinLayout{32, 32};
+
+TEST(PinBalance, BTreeConstructor) {
+  CountingPages pages(1024);
+  PinTree tree(pages, kPinLayout);
+  EXPECT_EQ(pages.outstanding(), 0) << "the constructor leaves the root pinned";
+}
+
+TEST(PinBalance, BTreeLookupUpdateEraseInsert) {
+  CountingPages pages(1024);
+  PinTree tree(pages, kPinLayout);
+  pages.reset();
+  tree.insert(1, 1);
+  EXPECT_EQ(pages.outstanding(), 0) << "insert (no split) leaves pins";
+  pages.reset();
+  tree.insert(1, 1);
+  EXPECT_EQ(pages.outstanding(), 0) << "duplicate insert leaves pins";
+  pages.reset();
+  tree.lookup(1, nullptr);
+  EXPECT_EQ(pages.outstanding(), 0) << "lookup leaves pins";
+  pages.reset();
+  tree.update(1, 2);
+  EXPECT_EQ(pages.outstanding(), 0) << "update leaves pins";
+  pages.reset();
+  tree.erase(1);
+  EXPECT_EQ(pages.outstanding(), 0) << "erase leaves pins";
+}
+
+TEST(PinBalance, BTreeInsertWithSplits) {
+  CountingPages pages(1024);
+  PinTree tree(pages, kPinLayout);
+  long worst = 0;
+  for (u64 i = 0; i < 20000; ++i) {
+    pages.reset();
+    tree.insert(i * 7919 % 20011, i);
+    worst = std::max(worst, pages.outstanding());
+  }
+  EXPECT_GE(tree.height(), 3);
+  EXPECT_EQ(worst, 0) << "an insert left pages pinned";
+}
+
+TEST(PinBalance, BTreeSeekAndScan) {
+  CountingPages pages(1024);
+  PinTree tree(pages, kPinLayout);
+  for (u64 i = 0; i < 5000; ++i) tree.insert(i, i);
+  pages.reset();
+  u64 n = 0;
+  for (auto c = tree.begin(); c.valid(); c.next()) {
+    (void)c.key();
+    (void)c.value();
+    ++n;
+  }
+  EXPECT_EQ(n, 5000u);
+  EXPECT_EQ(pages.outstanding(), 0) << "a full scan left pages pinned";
+}
+
+}  // namespace
+}  // namespace dbrepro

@@ -1,0 +1,148 @@
+"""The `dbrepro` command line, run as a separate process like a user would."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dbrepro import read_record
+
+TPCC_OPTIONS = [
+    "--warehouses", "--transactions", "--seconds", "--variant", "--mix", "--seed",
+    "--page-size", "--key-compare", "--out", "--no-progress",
+]
+
+
+def test_run_writes_a_valid_record(python, tmp_path):
+    out = tmp_path / "runs" / "spec.json"
+    done = python(
+        "-m", "dbrepro", "run", "tpcc", "--warehouses", "1", "--transactions", "500",
+        "--variant", "spec", "--seed", "3", "--mix", "new_order=0.45,payment=0.55",
+        "--out", str(out), "--no-progress",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "transactions/s" in done.stdout and "PASS" in done.stdout and "FAIL" not in done.stdout
+    record = read_record(out)
+    assert record["kind"] == "tpcc"
+    assert record["config"]["variant"] == "spec" and record["config"]["seed"] == 3
+    assert record["config"]["mix"]["payment"] == pytest.approx(0.55)
+    assert record["metrics"]["transactions"] == 500
+    assert sorted(p.name for p in out.parent.iterdir()) == ["spec.json"]
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--variant", "foo"], "--variant"),
+        (["--key-compare", "fast"], "--key-compare"),
+        (["--warehouses", "0"], "--warehouses"),
+        (["--warehouses", "two"], "--warehouses"),
+        (["--transactions", "-5"], "--transactions"),
+        (["--seconds", "-1"], "--seconds"),
+        (["--page-size", "1000"], "--page-size"),
+        (["--mix", "bogus=1"], "--mix"),
+        (["--mix", "new_order=abc"], "--mix"),
+        (["--mix", "new_order"], "--mix"),
+        (["--mix", "new_order=0,payment=0"], "--mix"),
+    ],
+)
+def test_bad_argument_is_one_line_and_exit_2(python, tmp_path, args, option):
+    out = tmp_path / "run.json"
+    done = python("-m", "dbrepro", "run", "tpcc", "--transactions", "500", *args, "--out", str(out))
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("dbrepro: error: ") and option in lines[0], lines[0]
+    assert not out.exists()
+
+
+def test_bad_choice_lists_allowed_values(python, tmp_path):
+    done = python("-m", "dbrepro", "run", "tpcc", "--variant", "foo", "--out", str(tmp_path / "x.json"))
+    assert done.stderr.strip() == "dbrepro: error: --variant: invalid choice 'foo' (allowed: paper, spec)"
+
+
+@pytest.mark.parametrize("args", [[], ["run"], ["run", "tpcc"], ["nope"], ["run", "tpcc", "--bogus", "1"]])
+def test_missing_or_unknown_arguments_are_one_line(python, args):
+    done = python("-m", "dbrepro", *args)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_tpcc_help_documents_every_option(python):
+    done = python("-m", "dbrepro", "run", "tpcc", "--help")
+    assert done.returncode == 0
+    for option in TPCC_OPTIONS:
+        assert option in done.stdout, option
+    for allowed in ("{paper,spec}", "{generic,integer}", "new_order, payment, order_status"):
+        assert allowed in done.stdout, allowed
+    assert done.stdout.count("(default:") >= 7
+
+
+def test_top_level_help_lists_commands(python):
+    done = python("-m", "dbrepro", "--help")
+    assert done.returncode == 0
+    assert "run tpcc" in done.stdout and "info" in done.stdout
+
+
+def test_info_prints_provenance_json(python):
+    done = python("-m", "dbrepro", "info")
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert {"git", "host", "build", "hardware_counters", "valgrind", "python"} <= set(info)
+    assert info["hardware_counters"]["backend"] in ("perf_event", "callgrind", None)
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).with_name("dbrepro")
+    assert script.exists(), "console script `dbrepro` missing: is `dbrepro = dbrepro.cli:main` in pyproject?"
+    done = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("dbrepro ")
+
+
+def test_ctrl_c_writes_nothing_and_exits_130(tmp_path):
+    out = tmp_path / "run.json"
+    # A timed run long enough to be interrupted while loading or running.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dbrepro", "run", "tpcc", "--seconds", "60", "--out", str(out), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        time.sleep(2.0)  # past interpreter start-up and imports
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, (stdout, stderr)
+    assert stderr.strip() == "dbrepro: interrupted; nothing written"
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_consistency_failure_exits_1_after_writing(tmp_path, monkeypatch, capsys):
+    # A real run whose first consistency check is then marked failed: the CLI
+    # must still write the record, say FAIL, and exit 1.
+    from dbrepro import cli, tpcc
+
+    real_run = tpcc.run
+
+    def run_then_fail(**kwargs):
+        result = real_run(**kwargs)
+        result.extra["consistency"][0].update(passed=False, detail="W_YTD 1 != 2")
+        result.metrics["consistent"] = False
+        return result
+
+    monkeypatch.setattr(tpcc, "run", run_then_fail)
+    out = tmp_path / "run.json"
+    code = cli.main(["run", "tpcc", "--transactions", "500", "--out", str(out), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "FAIL  condition 1" in captured.out and "W_YTD 1 != 2" in captured.out
+    assert "consistency check failed" in captured.err
+    assert read_record(out)["metrics"]["consistent"] is False

@@ -1,0 +1,118 @@
+"""The Snakemake workflow: dry runs, config validation, the smoke profile end to end."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+PROFILES = ["smoke", "quick", "full"]
+
+
+def snakemake(python, repo, workdir, *args):
+    return python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir), *args)
+
+
+def profile(repo, name):
+    return repo / "config" / "profiles" / f"{name}.yaml"
+
+
+def job_blocks(output: str, rule: str) -> list[str]:
+    """The text of each job of `rule` in a dry run's output."""
+    return re.findall(rf"rule {rule}:\n((?:    .*\n)+)", output)
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_dry_run_is_clean(python, repo, tmp_path, name):
+    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, name)))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "error" not in output.lower() and "warn" not in output.lower(), output
+    assert "No validator found" not in output, output  # the schema's $schema is one Snakemake knows
+    config = yaml.safe_load(profile(repo, name).read_text())
+    runs = config["repeats"] * len(config["tpcc"]["variants"]) * len(config["tpcc"]["warehouses"])
+    assert re.search(rf"^tpcc_run\s+{runs}$", output, re.MULTILINE), output
+    assert re.search(r"^tpcc_figure\s+1$", output, re.MULTILINE)
+
+
+def test_default_config_is_the_quick_profile(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "-n")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^tpcc_run\s+18$", done.stdout + done.stderr, re.MULTILINE)  # 3 x 2 x 3
+
+
+def test_timed_runs_are_interleaved(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, "smoke")))
+    blocks = job_blocks(done.stdout + done.stderr, "tpcc_run")
+    assert len(blocks) == 4
+    first_repeat = {"results/raw/tpcc/rep1/paper_w1.json", "results/raw/tpcc/rep1/spec_w1.json"}
+    for block in blocks:
+        assert "timed=1" in block
+        inputs = set(re.findall(r"results/raw/tpcc/rep\d+/\w+\.json", block.split("output:")[0]))
+        if "rep2/" in block.split("output:")[1]:
+            assert inputs == first_repeat, block  # waits for every run of repeat 1
+        else:
+            assert inputs == set(), block
+
+
+@pytest.mark.parametrize(
+    "config_text, complaint",
+    [
+        ("repeat: 2\n", "repeat"),  # top-level typo
+        ("tpcc:\n  warehouse: [1]\n", "warehouse"),  # typo inside a study
+        ("repeats: two\n", "two"),
+        ("tpcc:\n  variants: [paper, fast]\n", "fast"),
+    ],
+)
+def test_bad_config_fails_validation(python, repo, tmp_path, config_text, complaint):
+    config = tmp_path / "bad.yaml"
+    config.write_text(config_text)
+    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(config))
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "validat" in output.lower() and complaint in output, output
+
+
+def test_figure_script_is_importable(repo, tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(repo))
+    from figures.tpcc_throughput import main, plot
+
+    table = pd.DataFrame(
+        {
+            "variant": ["paper", "paper", "spec", "spec"],
+            "warehouses": [1, 2, 1, 2],
+            "repeats": [3, 3, 3, 3],
+            "tps_median": [1000.0, 900.0, 800.0, 700.0],
+            "tps_min": [950.0, 850.0, 790.0, 650.0],
+            "tps_max": [1100.0, 950.0, 850.0, 720.0],
+        }
+    )
+    fig = plot(table)
+    assert fig.axes[0].get_ylabel() == "throughput (transactions/s)"
+    csv = tmp_path / "t.csv"
+    table.to_csv(csv, index=False)
+    assert main([str(csv), str(tmp_path / "f.png"), str(tmp_path / "f.pdf")]) == 0
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"
+
+
+@pytest.mark.slow
+def test_smoke_profile_end_to_end(python, repo, tmp_path):
+    done = snakemake(
+        python, repo, tmp_path, "--cores", "2", "--resources", "timed=1",
+        "--configfile", str(profile(repo, "smoke")),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = tmp_path / "results"
+    table = pd.read_csv(results / "tables" / "tpcc" / "throughput.csv")
+    assert sorted(zip(table["variant"], table["warehouses"])) == [("paper", 1), ("spec", 1)]
+    assert (table["repeats"] == 2).all() and table["all_consistent"].all()
+    assert (table["tps_min"] <= table["tps_median"]).all() and (table["tps_median"] <= table["tps_max"]).all()
+    for column in ("tps_iqr", "cpu_seconds_median", "loadavg_1m_median"):
+        assert column in table.columns
+    figures = results / "figures" / "tpcc"
+    assert (figures / "throughput.png").read_bytes()[:4] == b"\x89PNG"
+    assert (figures / "throughput.pdf").read_bytes()[:4] == b"%PDF"
+    assert len(list((results / "raw" / "tpcc").glob("rep*/*.json"))) == 4
+    assert len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 4

@@ -1,0 +1,84 @@
+# Shared by every study: where files go, how timed runs are ordered, and the
+# list of final targets that rule `all` collects.
+#
+# Path layout, per study:
+#   results/raw/<study>/rep<r>/<run>.json    one raw-run record per timed run
+#   results/logs/<study>/...                 one log per job
+#   results/tables/<study>/<name>.csv        summaries
+#   results/figures/<study>/<name>.{png,pdf}
+
+import os
+import shlex
+import sys
+
+# The interpreter running Snakemake is the one with dbrepro installed: use it
+# for every command so `snakemake` need not be on an activated venv's PATH.
+PYTHON = shlex.quote(sys.executable)
+DBREPRO = f"{PYTHON} -m dbrepro"
+# The repository root (where the main Snakefile lives); the working directory
+# may be elsewhere (`--directory`).
+REPO = workflow.basedir
+
+# Final outputs of every study; each study's .smk extends it.
+STUDY_TARGETS = []
+
+# Repeats are numbered from 1.
+REPEATS = list(range(1, config["repeats"] + 1))
+
+
+wildcard_constraints:
+    rep=r"[1-9][0-9]*",
+
+
+def raw_path(study, name):
+    """Raw-run record of run `name` in repeat `{rep}` (a wildcard)."""
+    return f"results/raw/{study}/rep{{rep}}/{name}.json"
+
+
+def log_path(study, name):
+    return f"results/logs/{study}/{name}.log"
+
+
+def table_path(study, name):
+    return f"results/tables/{study}/{name}.csv"
+
+
+def figure_paths(study, name):
+    """The PNG and PDF of one figure, as a dict for named outputs."""
+    return {ext: f"results/figures/{study}/{name}.{ext}" for ext in ("png", "pdf")}
+
+
+def repo_file(*parts):
+    """A file of the repository (figure scripts, styles), as an absolute path."""
+    return os.path.join(REPO, *parts)
+
+
+def expand_repeats(pattern, grid, repeats=None):
+    """Every path of `pattern` over the repeats and a grid of wildcard lists."""
+    return expand(pattern, rep=REPEATS if repeats is None else repeats, **grid)
+
+
+def after_previous_repeat(pattern, grid):
+    """Input function ordering timed runs as A B C, A B C, ... (interleaved).
+
+    Every run of `pattern` in repeat r waits for all runs of the grid in
+    repeat r-1, so slow drift of the machine (thermal, other tenants) spreads
+    over all configurations instead of biasing whichever ran last. The
+    dependency is for ordering only: ancient() keeps a re-run of repeat r-1
+    from forcing repeat r to re-run.
+    """
+
+    def inputs(wildcards):
+        rep = int(wildcards.rep)
+        if rep <= 1:
+            return []
+        return [ancient(path) for path in expand_repeats(pattern, grid, repeats=[rep - 1])]
+
+    return inputs
+
+
+# Timed rules declare `resources: timed=1` so that no two of them ever run at
+# the same time. If the command line did not limit `timed`, limit it here:
+# an unlimited resource would let timed runs overlap under --cores > 1.
+if "timed" not in workflow.global_resources:
+    workflow.register_resource("timed", 1)

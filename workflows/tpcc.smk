@@ -1,0 +1,74 @@
+# Study `tpcc`: throughput of the dbrepro engine on TPC-C New Order / Payment,
+# per transaction-input variant and number of warehouses.
+#
+#   raw runs  results/raw/tpcc/rep{rep}/{variant}_w{warehouses}.json
+#   table     results/tables/tpcc/throughput.csv
+#   figure    results/figures/tpcc/throughput.{png,pdf}
+
+TPCC = config["tpcc"]
+TPCC_RUN = raw_path("tpcc", "{variant}_w{warehouses}")
+TPCC_GRID = {"variant": TPCC["variants"], "warehouses": TPCC["warehouses"]}
+
+STUDY_TARGETS.extend(
+    [
+        table_path("tpcc", "throughput"),
+        *figure_paths("tpcc", "throughput").values(),
+    ]
+)
+
+
+rule tpcc_run:
+    """One timed TPC-C run, through the `dbrepro run tpcc` command line."""
+    input:
+        after_previous_repeat(TPCC_RUN, TPCC_GRID),
+    output:
+        record=TPCC_RUN,
+    log:
+        log_path("tpcc", "rep{rep}/{variant}_w{warehouses}"),
+    wildcard_constraints:
+        variant="|".join(TPCC["variants"]),
+        warehouses=r"[1-9][0-9]*",
+    params:
+        transactions=TPCC["transactions"],
+        seed=TPCC["seed"],
+    threads: 1
+    resources:
+        timed=1,
+    # DBREPRO and PYTHON are used directly, not as params, on purpose: params
+    # are part of the rerun provenance, and the interpreter's path differs
+    # between `snakemake` and `python -m snakemake` (python3 vs python).
+    shell:
+        "{DBREPRO} run tpcc"
+        " --warehouses {wildcards.warehouses} --variant {wildcards.variant}"
+        " --transactions {params.transactions} --seed {params.seed}"
+        " --no-progress --out {output.record:q} > {log:q} 2>&1"
+
+
+rule tpcc_table:
+    """Throughput per variant and warehouses over the repeats (median, spread)."""
+    input:
+        expand_repeats(TPCC_RUN, TPCC_GRID),
+    output:
+        table_path("tpcc", "throughput"),
+    log:
+        log_path("tpcc", "throughput_table"),
+    localrule: True
+    script:
+        "scripts/tpcc_table.py"
+
+
+rule tpcc_figure:
+    """Throughput against warehouses, one line per variant."""
+    input:
+        table=table_path("tpcc", "throughput"),
+        # Listed so that editing the figure code re-makes the figure.
+        code=repo_file("figures", "tpcc_throughput.py"),
+        style=repo_file("figures", "style.py"),
+        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
+    output:
+        **figure_paths("tpcc", "throughput"),
+    log:
+        log_path("tpcc", "throughput_figure"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
