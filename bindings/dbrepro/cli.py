@@ -152,11 +152,21 @@ def build_parser() -> OneLineErrorParser:
              + " (default: " + _format_mix(tpcc.DEFAULT_MIX) + ")")
     add("--seed", type=_integer, default=1, metavar="N",
         help="random seed, an integer >= 0; same seed and options -> same transactions")
-    add("--page-size", type=_integer, default=8192, metavar="BYTES",
-        help=f"page size in bytes, a power of two in {tpcc.PAGE_SIZE_MIN}..{tpcc.PAGE_SIZE_MAX}")
-    add("--key-compare", type=_choice(*tpcc.KEY_COMPARES), default="integer",
+    add("--stack", type=_choice(*tpcc.STACKS), default="bare", metavar="{bare,step0..step10,optimal}",
+        help="engine stack: bare = storage only; step0..step10 = the looking-glass removal ladder "
+             "(step0 has logging, locking, latching, buffer pool, ...; each step removes one more); "
+             "optimal = hand-built in-memory B-tree kernel")
+    add("--page-size", type=_integer, default=0, metavar="BYTES",
+        help=f"page size in bytes, a power of two in {tpcc.PAGE_SIZE_MIN}..{tpcc.PAGE_SIZE_MAX}; "
+             "0 = the stack's default (8192; 32768 from step8 on)")
+    add("--key-compare", type=_choice(*tpcc.KEY_COMPARES), default="auto",
         metavar="{" + ",".join(tpcc.KEY_COMPARES) + "}",
-        help="B-tree key search: integer = hand-coded for integer keys, generic = byte-wise compare")
+        help="B-tree key search: integer = hand-coded for integer keys, generic = descriptor-driven; "
+             "auto = the stack's (a choice only for --stack bare)")
+    add("--meter", type=_choice(*tpcc.METERS), default="none", metavar="{" + ",".join(tpcc.METERS) + "}",
+        help="perf = per-phase instructions and cycles from hardware counters (needs a CPU PMU)")
+    add("--log-dir", default="", metavar="DIR",
+        help="where a flushing log (step0, step1) writes its file (default: $TMPDIR or /tmp)")
     add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
     add("--no-progress", dest="progress", action="store_false", default=None,
         help="no progress line on stderr (default: shown when stderr is a terminal)")
@@ -175,7 +185,7 @@ def summary_lines(result) -> list[str]:
     config, metrics = result.config, result.metrics
     lines = [
         f"tpcc {config['variant']}: {config['warehouses']} warehouse(s), seed {config['seed']}, "
-        f"page {config['page_size']} B, key compare {config['key_compare']}",
+        f"stack {config.get('stack', 'bare')}, page {config['page_size']} B, key compare {config['key_compare']}",
         f"throughput: {metrics['throughput_tps']:,.1f} transactions/s "
         f"({metrics['transactions']} in {metrics['elapsed_seconds']:.3f} s; "
         f"cpu {metrics['cpu_seconds']:.3f} s; load {metrics['load_seconds']:.2f} s)"
@@ -256,11 +266,16 @@ def run_tpcc(args: argparse.Namespace) -> int:
             page_size=args.page_size,
             key_compare=args.key_compare,
             progress=args.progress,
+            stack=args.stack,
+            meter=args.meter,
+            log_dir=args.log_dir,
         )
     except tpcc.ConfigError as error:
         raise CliError(f"{_option_name(error.parameter)}: {error.reason}") from None
     except ValueError as error:  # the engine's own check; its message names the parameter
         raise CliError(_engine_error_line(error)) from None
+    except RuntimeError as error:  # e.g. --meter perf on a machine without counters
+        raise CliError(str(error).splitlines()[0]) from None
 
     # The record first: a closed stdout (`| head`) must not lose the run.
     try:
@@ -268,7 +283,7 @@ def run_tpcc(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
     print_lines([*summary_lines(result), f"record: {path}"])
-    if not result.consistent:
+    if result.consistent is False:
         print(f"{PROG}: consistency check failed (record written to {path})", file=sys.stderr)
         return EXIT_INCONSISTENT
     return EXIT_OK

@@ -36,8 +36,9 @@ class RunResult:
 
     # -- convenience views -------------------------------------------------
     @property
-    def consistent(self) -> bool:
-        return bool(self.metrics.get("consistent", True))
+    def consistent(self) -> bool | None:
+        """True/False from the TPC-C consistency checks; None if not checked."""
+        return self.metrics.get("consistent")
 
     @property
     def interrupted(self) -> bool:
@@ -152,6 +153,8 @@ def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
         "transactions": config["transactions"],  # asked for; transactions_done is what ran
         "seconds_limit": config["seconds"],
         "seed": config["seed"],
+        "stack": config.get("stack", "bare"),
+        "step": metrics.get("step", -1),
         "page_size": config["page_size"],
         "key_compare": config["key_compare"],
     }

@@ -23,15 +23,18 @@ from .result import RunResult
 KIND = "tpcc"
 TXN_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
 VARIANTS = ("paper", "spec")
-KEY_COMPARES = ("generic", "integer")
+KEY_COMPARES = ("auto", "generic", "integer")
+# "bare": storage only; step0..step10: E1's removal ladder; optimal: E1's kernel.
+STACKS = ("bare", *(f"step{n}" for n in range(11)), "optimal")
+METERS = ("none", "perf")
 DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
 # Limits the engine enforces too (engine/src/driver/run_config.cpp).
 WAREHOUSES_MAX = 65535
 PAGE_SIZE_MIN, PAGE_SIZE_MAX = 1024, 65536
 # The engine's keyword arguments, in its order.
 PARAMETERS = (
-    "warehouses", "transactions", "seconds", "mix", "variant", "seed",
-    "page_size", "key_compare", "progress_every", "check_consistency",
+    "warehouses", "transactions", "seconds", "mix", "variant", "seed", "stack",
+    "page_size", "key_compare", "meter", "log_dir", "progress_every", "check_consistency",
 )
 _U64_MAX = (1 << 64) - 1
 
@@ -76,10 +79,18 @@ def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(name, f"must be a string, got {value!r}")
+    return value
+
+
 def _page_size(value: Any) -> int:
-    allowed = f"a power of two in {PAGE_SIZE_MIN}..{PAGE_SIZE_MAX}"
+    allowed = f"0 (the stack's default) or a power of two in {PAGE_SIZE_MIN}..{PAGE_SIZE_MAX}"
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError("page_size", f"must be {allowed}, got {value!r}")
+    if value == 0:
+        return value
     if not PAGE_SIZE_MIN <= value <= PAGE_SIZE_MAX or value & (value - 1):
         raise ConfigError("page_size", f"must be {allowed}, got {value}")
     return value
@@ -114,8 +125,11 @@ def validate_config(
     mix: Mapping[str, float],
     variant: str,
     seed: int,
+    stack: str,
     page_size: int,
     key_compare: str,
+    meter: str,
+    log_dir: str,
     progress_every: int,
     check_consistency: bool,
 ) -> dict[str, Any]:
@@ -127,8 +141,11 @@ def validate_config(
         "mix": _mix(mix),
         "variant": _choice("variant", variant, VARIANTS),
         "seed": _integer("seed", seed, minimum=0),
+        "stack": _choice("stack", stack, STACKS),
         "page_size": _page_size(page_size),
         "key_compare": _choice("key_compare", key_compare, KEY_COMPARES),
+        "meter": _choice("meter", meter, METERS),
+        "log_dir": _text("log_dir", log_dir),
         "progress_every": _integer("progress_every", progress_every, minimum=1),
         "check_consistency": check_consistency,
     }
@@ -230,11 +247,14 @@ def run(
     mix: Mapping[str, float] | None = None,
     variant: str = "paper",
     seed: int = 1,
-    page_size: int = 8192,
-    key_compare: str = "integer",
+    page_size: int = 0,
+    key_compare: str = "auto",
     seconds: float = 0.0,
     progress: bool | ProgressFn | None = None,
     *,
+    stack: str = "bare",
+    meter: str = "none",
+    log_dir: str = "",
     progress_every: int = 1000,
     check_consistency: bool = True,
 ) -> RunResult:
@@ -248,9 +268,20 @@ def run(
     variant         "paper" (the simplified transactions of Harizopoulos et
                     al. 2008) or "spec" (TPC-C input generation).
     seed            random seed; same seed and config -> same transactions.
-    page_size       bytes per page, a power of two.
-    key_compare     "integer" (hand-coded integer key search) or "generic".
+    page_size       bytes per page, a power of two; 0: the stack's default
+                    (8 KB; 32 KB from E1's step 8 on).
+    key_compare     "auto" (the stack's), "integer" (hand-coded integer key
+                    search) or "generic" (descriptor-driven); a choice only
+                    for the bare stack.
     seconds         stop after this long (0: no time limit).
+    stack           "bare" (storage only), "step0".."step10" (E1's removal
+                    ladder: step 0 has logging, locking, latching, a buffer
+                    pool...; each step removes one more) or "optimal" (E1's
+                    hand-built in-memory kernel).
+    meter           "none", or "perf": per-phase instructions and cycles from
+                    hardware counters (fails where the CPU exposes none).
+    log_dir         where a flushing log (steps 0-1) writes its file
+                    ("" = $TMPDIR or /tmp).
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
@@ -265,8 +296,11 @@ def run(
         mix=DEFAULT_MIX if mix is None else mix,
         variant=variant,
         seed=seed,
+        stack=stack,
         page_size=page_size,
         key_compare=key_compare,
+        meter=meter,
+        log_dir=log_dir,
         progress_every=progress_every,
         check_consistency=check_consistency,
     )

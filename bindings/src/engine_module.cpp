@@ -13,6 +13,7 @@
 #include "driver/build_info.hpp"
 #include "driver/result_json.hpp"
 #include "driver/run.hpp"
+#include "stack/ladder.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
@@ -32,7 +33,8 @@ T non_negative(const char* name, i64 value) {
 }
 
 py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std::map<std::string, double>& mix,
-                    const std::string& variant, i64 seed, i64 page_size, const std::string& key_compare,
+                    const std::string& variant, i64 seed, const std::string& stack, i64 page_size,
+                    const std::string& key_compare, const std::string& meter, const std::string& log_dir,
                     i64 progress_every, bool check_consistency, const py::object& progress) {
   tpcc::RunConfig config;
   config.warehouses = non_negative<u32>("warehouses", warehouses);
@@ -42,8 +44,11 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
   for (const auto& [name, weight] : mix) config.mix[static_cast<int>(tpcc::parse_txn_type(name))] = weight;
   config.variant = tpcc::parse_variant(variant);
   config.seed = non_negative<u64>("seed", seed);
+  config.stack = stack;
   config.page_size = non_negative<u32>("page_size", page_size);
   config.key_compare = key_compare;
+  config.meter = meter;
+  config.log_dir = log_dir;
   config.progress_every = non_negative<u64>("progress_every", progress_every);
   config.check_consistency = check_consistency;
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
@@ -85,14 +90,27 @@ PYBIND11_MODULE(_engine, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const std::out_of_range& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::runtime_error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
   m.def("run_tpcc", &run_tpcc, py::kw_only(), py::arg("warehouses") = 1, py::arg("transactions") = 40000,
         py::arg("seconds") = 0.0,
         py::arg("mix") = std::map<std::string, double>{{"new_order", 0.5}, {"payment", 0.5}},
-        py::arg("variant") = "paper", py::arg("seed") = 1, py::arg("page_size") = 8192,
-        py::arg("key_compare") = "integer", py::arg("progress_every") = 1000, py::arg("check_consistency") = true,
+        py::arg("variant") = "paper", py::arg("seed") = 1, py::arg("stack") = "bare", py::arg("page_size") = 0,
+        py::arg("key_compare") = "auto", py::arg("meter") = "none", py::arg("log_dir") = "",
+        py::arg("progress_every") = 1000, py::arg("check_consistency") = true,
         py::arg("progress") = py::none(),
         "Load a TPC-C database, run the transaction mix, check consistency; returns the result as a dict.");
+  m.def(
+      "ladder",
+      [] {
+        py::list steps;
+        for (const auto& info : kLadder)
+          steps.append(py::dict(py::arg("step") = info.step, py::arg("label") = info.label,
+                                py::arg("component") = info.component, py::arg("page_size") = info.page_size));
+        return steps;
+      },
+      "E1's removal ladder: step, the paper's label of its switch, component group, default page size.");
   m.def("build_info", [] { return parse_json(to_json(build_info())); }, "How the engine was built.");
 }

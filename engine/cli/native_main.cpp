@@ -3,7 +3,8 @@
 //
 //   dbrepro-native tpcc [--warehouses N] [--transactions N] [--seconds S]
 //                       [--variant paper|spec] [--mix new_order=0.5,payment=0.5]
-//                       [--seed N] [--page-size BYTES] [--key-compare generic|integer]
+//                       [--seed N] [--stack bare|step0..step10|optimal] [--page-size BYTES]
+//                       [--key-compare auto|generic|integer] [--meter none|perf] [--log-dir DIR]
 //                       [--no-consistency]
 //   dbrepro-native build-info
 #include <cstdio>
@@ -22,7 +23,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: dbrepro-native tpcc [--warehouses N] [--transactions N] [--seconds S]\n"
     "                           [--variant paper|spec] [--mix TYPE=WEIGHT,...] [--seed N]\n"
-    "                           [--page-size BYTES] [--key-compare generic|integer] [--no-consistency]\n"
+    "                           [--stack bare|step0..step10|optimal] [--page-size BYTES]\n"
+    "                           [--key-compare auto|generic|integer] [--meter none|perf]\n"
+    "                           [--log-dir DIR] [--no-consistency]\n"
     "       dbrepro-native build-info\n"
     "Runs TPC-C on the engine and prints the result as JSON on stdout.\n";
 
@@ -82,6 +85,9 @@ dbrepro::tpcc::RunConfig parse_tpcc(int argc, char** argv) {
     else if (option == "--seed") config.seed = parse_uint(option, value);
     else if (option == "--page-size") config.page_size = static_cast<dbrepro::u32>(parse_uint(option, value));
     else if (option == "--key-compare") config.key_compare = value;
+    else if (option == "--stack") config.stack = value;
+    else if (option == "--meter") config.meter = value;
+    else if (option == "--log-dir") config.log_dir = value;
     else throw UsageError("unknown option '" + option + "'");
   }
   return config;

@@ -1,51 +1,64 @@
 #pragma once
 // A B+tree over composite integer keys (packed into 64 bits) with 64-bit
-// values, stored in pages of a page store. Keys are unique. Node search goes
-// through a KeyCompare policy: GenericKeyCompare interprets the key layout on
-// every comparison, IntegerKeyCompare compares machine words.
+// values, stored in pages of a page store. Keys are unique.
+//
+// Policies:
+//  - KeyCompare: node search. GenericKeyCompare interprets the key layout on
+//    every comparison; IntegerKeyCompare compares machine words.
+//  - Pages: fix(pid, mode) / unfix(pid, page, mode) / allocate(). Page
+//    latches live there; with NoLatching they cost nothing.
+//  - Stamp: page LSN bookkeeping on modified nodes (PageLsn or NoLsn).
+//
+// Concurrency: readers descend with shared latch coupling; writers with
+// exclusive coupling, releasing the ancestors as soon as a child cannot
+// split ("safe" node), so a split only touches latched nodes.
 //
 // Deletes remove the entry from its leaf and do not merge underfull nodes (as
 // many production B-trees do; space is reused by later inserts); cursors step
 // over empty leaves.
+#include <atomic>
 #include <utility>
 #include <vector>
 
 #include "btree/key.hpp"
 #include "btree/node.hpp"
 #include "common/types.hpp"
+#include "latch/latch.hpp"
 
 namespace dbrepro {
 
-template <class KeyCompare, class Pages>
+struct NoStamp {
+  static void stamp(std::byte*, u64) {}
+};
+
+template <class KeyCompare, class Pages, class Stamp = NoStamp>
 class BTree {
  public:
   // Forward cursor over leaf entries in key order. It keeps its current leaf
-  // fixed (pinned) and releases it when it moves on or goes away.
+  // fixed with a shared latch and releases it when it moves on or goes away.
   class Cursor {
    public:
-    Cursor(Cursor&& other) noexcept : tree_(other.tree_), leaf_(other.leaf_), node_(other.node_), pos_(other.pos_) {
+    Cursor(Cursor&& other) noexcept : tree_(other.tree_), leaf_(other.leaf_), page_(other.page_), pos_(other.pos_) {
       other.leaf_ = kInvalidPage;
     }
-    Cursor(const Cursor&) = delete;
-    Cursor& operator=(const Cursor&) = delete;
     Cursor& operator=(Cursor&& other) noexcept {
       if (this != &other) {
-        if (leaf_ != kInvalidPage) tree_->pages_->unfix(leaf_);
+        release();
         tree_ = other.tree_;
         leaf_ = other.leaf_;
-        node_ = other.node_;
+        page_ = other.page_;
         pos_ = other.pos_;
         other.leaf_ = kInvalidPage;
       }
       return *this;
     }
-    ~Cursor() {
-      if (leaf_ != kInvalidPage) tree_->pages_->unfix(leaf_);
-    }
+    Cursor(const Cursor&) = delete;
+    Cursor& operator=(const Cursor&) = delete;
+    ~Cursor() { release(); }
 
     bool valid() const { return leaf_ != kInvalidPage; }
-    PackedKey key() const { return node_.keys()[pos_]; }
-    u64 value() const { return node_.values()[pos_]; }
+    PackedKey key() const { return node().keys()[pos_]; }
+    u64 value() const { return node().values()[pos_]; }
     void next() {
       ++pos_;
       settle();
@@ -53,78 +66,113 @@ class BTree {
 
    private:
     friend class BTree;
-    // Takes over the fix of `leaf` that the caller made.
-    Cursor(const BTree* tree, PageId leaf, Node node, u32 pos) : tree_(tree), leaf_(leaf), node_(node), pos_(pos) {
+    // Takes over the shared fix of `leaf` that the caller made.
+    Cursor(BTree* tree, PageId leaf, std::byte* page, u32 pos) : tree_(tree), leaf_(leaf), page_(page), pos_(pos) {
       settle();
     }
-    // Moves past the end of this leaf (and empty leaves) to the next entry.
+    Node node() const { return Node(page_, tree_->capacity_); }
+    // Moves past the end of this leaf (and empty leaves) to the next entry;
+    // latch coupling left to right: fix the sibling, then release this leaf.
     void settle() {
-      while (leaf_ != kInvalidPage && pos_ >= node_.count()) {
-        const PageId next = node_.header().next;
-        tree_->pages_->unfix(leaf_);
+      while (leaf_ != kInvalidPage && pos_ >= node().count()) {
+        const PageId next = node().header().next;
+        std::byte* next_page = next != kInvalidPage ? tree_->pages_->fix(next, LatchMode::kShared) : nullptr;
+        tree_->pages_->unfix(leaf_, page_, LatchMode::kShared);
         leaf_ = next;
+        page_ = next_page;
         pos_ = 0;
-        if (leaf_ != kInvalidPage) node_ = tree_->node(leaf_);
       }
     }
-    const BTree* tree_;
+    void release() {
+      if (leaf_ != kInvalidPage) tree_->pages_->unfix(leaf_, page_, LatchMode::kShared);
+      leaf_ = kInvalidPage;
+    }
+    BTree* tree_;
     PageId leaf_;
-    Node node_;
+    std::byte* page_;
     u32 pos_;
   };
 
   BTree(Pages& pages, KeyLayout layout)
       : pages_(&pages), layout_(layout), capacity_(Node::capacity_for(pages.page_size())) {
-    root_ = pages_->allocate();
-    node(root_).init(/*leaf=*/true);
-    pages_->unfix(root_);
+    const PageId root = pages_->allocate();
+    std::byte* page = pages_->fix(root, LatchMode::kExclusive);
+    Node(page, capacity_).init(/*leaf=*/true);
+    pages_->unfix(root, page, LatchMode::kExclusive);
+    root_.store(root);
     height_ = 1;
   }
 
   const KeyLayout& layout() const { return layout_; }
-  PageId root() const { return root_; }
+  PageId root() const { return root_.load(std::memory_order_acquire); }
   int height() const { return height_; }
-  u64 size() const { return size_; }
+  u64 size() const { return size_.load(std::memory_order_relaxed); }
   u32 node_capacity() const { return capacity_; }
 
-  bool lookup(PackedKey key, u64* value) const {
-    const auto [leaf, n] = find_leaf(key, nullptr);
+  bool lookup(PackedKey key, u64* value) {
+    const Fixed leaf = descend_shared(key);
+    const Node n = node(leaf.page);
     const u32 pos = lower_bound(n, key);
     const bool found = pos < n.count() && equal(n.keys()[pos], key);
     if (found && value) *value = n.values()[pos];
-    pages_->unfix(leaf);
+    pages_->unfix(leaf.pid, leaf.page, LatchMode::kShared);
     return found;
   }
 
   // Replaces the value of an existing key; false if the key is absent.
-  bool update(PackedKey key, u64 value) {
-    const auto [leaf, n] = find_leaf(key, nullptr);
+  bool update(PackedKey key, u64 value, u64 lsn = 0) {
+    const Fixed leaf = descend_for_leaf_write(key);
+    const Node n = node(leaf.page);
     const u32 pos = lower_bound(n, key);
     const bool found = pos < n.count() && equal(n.keys()[pos], key);
-    if (found) n.values()[pos] = value;
-    pages_->unfix(leaf);
+    if (found) {
+      n.values()[pos] = value;
+      Stamp::stamp(leaf.page, lsn);
+    }
+    pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
+    return found;
+  }
+
+  bool erase(PackedKey key, u64 lsn = 0) {
+    const Fixed leaf = descend_for_leaf_write(key);
+    Node n = node(leaf.page);
+    const u32 pos = lower_bound(n, key);
+    const bool found = pos < n.count() && equal(n.keys()[pos], key);
+    if (found) {
+      n.erase_at(pos);
+      Stamp::stamp(leaf.page, lsn);
+      size_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
     return found;
   }
 
   // Inserts a new key; false (and no change) if it is already present.
-  bool insert(PackedKey key, u64 value) {
-    std::vector<PageId>& path = path_scratch_;
+  bool insert(PackedKey key, u64 value, u64 lsn = 0) {
+    std::vector<Fixed>& path = path_scratch();
     path.clear();
-    auto [leaf, n] = find_leaf(key, &path);
-    u32 pos = lower_bound(n, key);
+    descend_exclusive(key, path);  // path: latched ancestors that may split, then the leaf
+    Fixed leaf = path.back();
+    path.pop_back();
+    Node n = node(leaf.page);
+    const u32 pos = lower_bound(n, key);
     if (pos < n.count() && equal(n.keys()[pos], key)) {
-      pages_->unfix(leaf);
+      release_all(path);
+      pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
       return false;
     }
+    size_.fetch_add(1, std::memory_order_relaxed);
     if (!n.full()) {
       n.insert_at(pos, key, value, 0);
-      pages_->unfix(leaf);
-      ++size_;
+      Stamp::stamp(leaf.page, lsn);
+      release_all(path);
+      pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
       return true;
     }
-    // Split the leaf, then push the separator up the path.
+    // Split the leaf, then push the separator up the latched path.
     const PageId right = pages_->allocate();
-    Node r = node(right);
+    std::byte* right_page = pages_->fix(right, LatchMode::kExclusive);
+    Node r = node(right_page);
     r.init(/*leaf=*/true);
     const u32 half = n.count() / 2;
     const u32 moved = n.count() - half;
@@ -140,35 +188,28 @@ class BTree {
     } else {
       r.insert_at(lower_bound(r, key), key, value, 0);
     }
-    pages_->unfix(right);
-    pages_->unfix(leaf);
-    ++size_;
-    insert_separator(path, separator, right);
+    Stamp::stamp(leaf.page, lsn);
+    Stamp::stamp(right_page, lsn);
+    pages_->unfix(right, right_page, LatchMode::kExclusive);
+    insert_separator(path, leaf, separator, right, lsn);
     return true;
   }
 
-  bool erase(PackedKey key) {
-    auto [leaf, n] = find_leaf(key, nullptr);
-    const u32 pos = lower_bound(n, key);
-    const bool found = pos < n.count() && equal(n.keys()[pos], key);
-    if (found) {
-      n.erase_at(pos);
-      --size_;
-    }
-    pages_->unfix(leaf);
-    return found;
-  }
-
   // Cursor at the first entry whose key is >= key.
-  Cursor seek(PackedKey key) const {
-    const auto [leaf, n] = find_leaf(key, nullptr);
-    return Cursor(this, leaf, n, lower_bound(n, key));
+  Cursor seek(PackedKey key) {
+    const Fixed leaf = descend_shared(key);
+    return Cursor(this, leaf.pid, leaf.page, lower_bound(node(leaf.page), key));
   }
 
-  Cursor begin() const { return seek(0); }
+  Cursor begin() { return seek(0); }
 
  private:
-  Node node(PageId pid) const { return Node(pages_->fix(pid), capacity_); }
+  struct Fixed {
+    PageId pid;
+    std::byte* page;
+  };
+
+  Node node(std::byte* page) const { return Node(page, capacity_); }
 
   bool less(PackedKey a, PackedKey b) const { return KeyCompare::less(layout_, a, b); }
   bool equal(PackedKey a, PackedKey b) const { return KeyCompare::compare(layout_, a, b) == 0; }
@@ -195,36 +236,101 @@ class BTree {
     return lo;
   }
 
-  // Descends to the leaf that holds key and returns it fixed (the caller
-  // unfixes it); records the inner pages on the way.
-  std::pair<PageId, Node> find_leaf(PackedKey key, std::vector<PageId>* path) const {
-    PageId pid = root_;
+  PageId child_for(const Node& n, PackedKey key) const { return static_cast<PageId>(n.values()[upper_bound(n, key)]); }
+
+  // Fixes the root in `mode`, retrying if a concurrent root split replaced it
+  // between reading root_ and latching the page.
+  Fixed fix_root(LatchMode mode) {
     for (;;) {
-      Node n = node(pid);
-      if (n.is_leaf()) return {pid, n};
-      if (path) path->push_back(pid);
-      const PageId child = static_cast<PageId>(n.values()[upper_bound(n, key)]);
-      pages_->unfix(pid);
-      pid = child;
+      const PageId pid = root();
+      std::byte* page = pages_->fix(pid, mode);
+      if (pid == root()) return {pid, page};
+      pages_->unfix(pid, page, mode);
     }
   }
 
-  // Inserts (separator, right child) into the last inner node on path,
-  // splitting inner nodes and growing a new root as needed.
-  void insert_separator(std::vector<PageId>& path, PackedKey separator, PageId right_child) {
+  // Shared latch coupling down to the leaf; returns it fixed shared.
+  Fixed descend_shared(PackedKey key) {
+    Fixed current = fix_root(LatchMode::kShared);
+    for (;;) {
+      const Node n = node(current.page);
+      if (n.is_leaf()) return current;
+      const PageId child = child_for(n, key);
+      std::byte* child_page = pages_->fix(child, LatchMode::kShared);
+      pages_->unfix(current.pid, current.page, LatchMode::kShared);
+      current = {child, child_page};
+    }
+  }
+
+  // Shared coupling through inner nodes, exclusive on the leaf (a write that
+  // cannot change the tree's shape).
+  Fixed descend_for_leaf_write(PackedKey key) {
+    for (;;) {
+      Fixed current = fix_root(LatchMode::kShared);
+      if (node(current.page).is_leaf()) {
+        // The root is the leaf: re-fix it exclusively (and re-check, since it
+        // may have split in between).
+        pages_->unfix(current.pid, current.page, LatchMode::kShared);
+        Fixed leaf = fix_root(LatchMode::kExclusive);
+        if (node(leaf.page).is_leaf()) return leaf;
+        pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
+        continue;
+      }
+      for (;;) {
+        const Node n = node(current.page);
+        const PageId child = child_for(n, key);
+        // The level above the leaves: latch the child exclusively.
+        const bool child_is_leaf = n.header().level == 1;
+        std::byte* child_page = pages_->fix(child, child_is_leaf ? LatchMode::kExclusive : LatchMode::kShared);
+        pages_->unfix(current.pid, current.page, LatchMode::kShared);
+        current = {child, child_page};
+        if (child_is_leaf) return current;
+      }
+    }
+  }
+
+  // Exclusive latch coupling; ancestors are released once a child is safe
+  // (not full). Leaves `path` = the latched nodes that may change, leaf last.
+  void descend_exclusive(PackedKey key, std::vector<Fixed>& path) {
+    path.push_back(fix_root(LatchMode::kExclusive));
+    for (;;) {
+      const Node n = node(path.back().page);
+      if (n.is_leaf()) return;
+      const PageId child = child_for(n, key);
+      std::byte* child_page = pages_->fix(child, LatchMode::kExclusive);
+      if (!node(child_page).full()) release_all(path);
+      path.push_back({child, child_page});
+    }
+  }
+
+  void release_all(std::vector<Fixed>& path) {
+    for (const Fixed& f : path) pages_->unfix(f.pid, f.page, LatchMode::kExclusive);
+    path.clear();
+  }
+
+  // Inserts (separator, right child) above `left` into the latched path,
+  // splitting inner nodes and growing a new root as needed; unfixes `left`
+  // and everything on the path.
+  void insert_separator(std::vector<Fixed>& path, Fixed left, PackedKey separator, PageId right_child, u64 lsn) {
+    u16 level = node(left.page).header().level;  // level of `left` (leaves: 0)
     while (!path.empty()) {
-      const PageId pid = path.back();
+      pages_->unfix(left.pid, left.page, LatchMode::kExclusive);
+      const Fixed parent = path.back();
       path.pop_back();
-      Node n = node(pid);
+      Node n = node(parent.page);
       if (!n.full()) {
         n.insert_at(upper_bound(n, separator), separator, right_child, 1);
-        pages_->unfix(pid);
+        Stamp::stamp(parent.page, lsn);
+        pages_->unfix(parent.pid, parent.page, LatchMode::kExclusive);
+        release_all(path);
         return;
       }
       // Split: keys[mid] moves up; left keeps keys[0, mid), right gets the rest.
       const PageId right = pages_->allocate();
-      Node r = node(right);
+      std::byte* right_page = pages_->fix(right, LatchMode::kExclusive);
+      Node r = node(right_page);
       r.init(/*leaf=*/false);
+      r.header().level = n.header().level;
       const u32 count = n.count();
       const u32 mid = count / 2;
       const PackedKey up = n.keys()[mid];
@@ -238,31 +344,44 @@ class BTree {
       } else {
         r.insert_at(upper_bound(r, separator), separator, right_child, 1);
       }
-      pages_->unfix(right);
-      pages_->unfix(pid);
+      Stamp::stamp(parent.page, lsn);
+      Stamp::stamp(right_page, lsn);
+      pages_->unfix(right, right_page, LatchMode::kExclusive);
+      left = parent;
+      level = n.header().level;
       separator = up;
       right_child = right;
     }
-    // The root split: a new root with two children.
+    // `left` is the root and split: a new root above it. The old root stays
+    // latched until root_ points to the new one.
     const PageId new_root = pages_->allocate();
-    Node root = node(new_root);
+    std::byte* root_page = pages_->fix(new_root, LatchMode::kExclusive);
+    Node root = node(root_page);
     root.init(/*leaf=*/false);
+    root.header().level = static_cast<u8>(level + 1);
     root.keys()[0] = separator;
-    root.values()[0] = root_;
+    root.values()[0] = left.pid;
     root.values()[1] = right_child;
     root.header().count = 1;
-    pages_->unfix(new_root);
-    root_ = new_root;
+    Stamp::stamp(root_page, lsn);
+    root_.store(new_root, std::memory_order_release);
     ++height_;
+    pages_->unfix(new_root, root_page, LatchMode::kExclusive);
+    pages_->unfix(left.pid, left.page, LatchMode::kExclusive);
+  }
+
+  // One scratch path per thread (inserts from several threads at once).
+  static std::vector<Fixed>& path_scratch() {
+    thread_local std::vector<Fixed> path;
+    return path;
   }
 
   Pages* pages_;
   KeyLayout layout_;
   u32 capacity_;
-  PageId root_ = kInvalidPage;
+  std::atomic<PageId> root_{kInvalidPage};
   int height_ = 0;
-  u64 size_ = 0;
-  std::vector<PageId> path_scratch_;
+  std::atomic<u64> size_{0};
 };
 
 }  // namespace dbrepro

@@ -10,10 +10,11 @@
 namespace dbrepro {
 
 struct NodeHeader {
-  u16 is_leaf;
+  u8 is_leaf;
+  u8 level;        // 0 for leaves, parent = child + 1
   u16 count;       // keys in use
   PageId next;     // right sibling (leaves only; kInvalidPage at the end)
-  u64 reserved;    // room for an LSN or version word later
+  u64 lsn;         // LSN of the last change (page LSN bookkeeping)
 };
 static_assert(sizeof(NodeHeader) == 16);
 
@@ -36,7 +37,7 @@ class Node {
   u64* values() const { return reinterpret_cast<u64*>(page_ + sizeof(NodeHeader) + capacity_ * sizeof(PackedKey)); }
 
   void init(bool leaf) {
-    header() = NodeHeader{static_cast<u16>(leaf ? 1 : 0), 0, kInvalidPage, 0};
+    header() = NodeHeader{static_cast<u8>(leaf ? 1 : 0), 0, 0, kInvalidPage, 0};
   }
 
   // Opens a gap at pos in the key array and (shifted by value_offset) in the

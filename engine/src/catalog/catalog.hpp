@@ -16,6 +16,7 @@ template <class Heap, class Index>
 class Catalog {
  public:
   struct Entry {
+    u16 id = 0;          // catalog id: names the table in locks and log records
     std::string name;
     u32 row_size = 0;
     std::unique_ptr<Heap> heap;    // null for index-only entries
@@ -25,7 +26,7 @@ class Catalog {
   Entry& create(std::string name, u32 row_size, std::unique_ptr<Heap> heap, std::unique_ptr<Index> index) {
     auto [it, inserted] = entries_.try_emplace(name);
     if (!inserted) throw std::invalid_argument("catalog: '" + name + "' already exists");
-    it->second = Entry{std::move(name), row_size, std::move(heap), std::move(index)};
+    it->second = Entry{static_cast<u16>(entries_.size()), std::move(name), row_size, std::move(heap), std::move(index)};
     return it->second;
   }
 

@@ -29,6 +29,11 @@ class JsonWriter {
     return *this;
   }
   JsonWriter& value(const char* s) { return value(std::string(s)); }
+  JsonWriter& null() {
+    comma();
+    out_ += "null";
+    return *this;
+  }
   JsonWriter& value(bool b) {
     comma();
     out_ += b ? "true" : "false";
@@ -40,6 +45,11 @@ class JsonWriter {
     return *this;
   }
   JsonWriter& value(u32 v) { return value(static_cast<u64>(v)); }
+  JsonWriter& value(i64 v) {
+    comma();
+    out_ += std::to_string(v);
+    return *this;
+  }
   JsonWriter& value(int v) {
     comma();
     out_ += std::to_string(v);
@@ -127,10 +137,17 @@ std::string to_json(const tpcc::RunResult& r) {
   w.end_object();
   w.field("variant", variant_name(r.config.variant))
       .field("seed", r.config.seed)
+      .field("stack", r.config.stack)
       .field("page_size", r.config.page_size)
       .field("key_compare", r.config.key_compare)
+      .field("meter", r.config.meter)
+      .field("log_dir", r.config.log_dir)
       .field("progress_every", r.config.progress_every)
       .field("check_consistency", r.config.check_consistency);
+  w.end_object();
+  w.field("step", r.step).field("stack_label", r.stack_label);
+  w.key("components").begin_object();
+  for (const auto& [component, form] : r.components) w.field(component.c_str(), form);
   w.end_object();
   w.field("transactions", r.transactions)
       .field("elapsed_seconds", r.elapsed_seconds)
@@ -139,12 +156,33 @@ std::string to_json(const tpcc::RunResult& r) {
       .field("throughput_tps", r.throughput())
       .field("database_pages", r.database_pages)
       .field("database_bytes", r.database_bytes)
-      .field("interrupted", r.interrupted);
+      .field("interrupted", r.interrupted)
+      .field("log_bytes_written", r.log_bytes_written)
+      .field("log_syncs", r.log_syncs);
+  w.key("counters").begin_object();
+  w.field("meter", r.counters.meter)
+      .field("perf_error", r.counters.perf_error)
+      .field("read_cost_instructions", r.counters.read_cost_instructions)
+      .field("read_cost_cycles", r.counters.read_cost_cycles);
+  w.end_object();
+  w.key("phases").begin_object();
+  for (int p = 0; p < kPhaseCount; ++p) {
+    w.key(kPhaseNames[p]).begin_object();
+    w.field("instructions", r.phases[p].instructions)
+        .field("cycles", r.phases[p].cycles)
+        .field("calls", r.phases[p].calls);
+    w.end_object();
+  }
+  w.end_object();
   w.key("per_type").begin_object();
   for (int i = 0; i < kTxnTypeCount; ++i) {
     const TxnStats& s = r.per_type[i];
     w.key(kTxnTypeNames[i]).begin_object();
-    w.field("commits", s.commits).field("aborts", s.aborts).field("seconds", s.seconds);
+    w.field("commits", s.commits)
+        .field("aborts", s.aborts)
+        .field("seconds", s.seconds)
+        .field("instructions", s.instructions)
+        .field("cycles", s.cycles);
     w.end_object();
   }
   w.end_object();
@@ -158,7 +196,9 @@ std::string to_json(const tpcc::RunResult& r) {
     w.end_object();
   }
   w.end_array();
-  w.field("consistent", r.consistent());
+  // null when the run did not check: "not checked" is not "consistent".
+  w.key("consistent");
+  if (r.config.check_consistency) w.value(r.consistent()); else w.null();
   w.end_object();
   return std::move(w).str();
 }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "stack/ladder.hpp"
+
 namespace dbrepro::tpcc {
 
 const char* variant_name(Variant v) { return v == Variant::kPaper ? "paper" : "spec"; }
@@ -19,6 +21,23 @@ TxnType parse_txn_type(const std::string& name) {
   throw std::invalid_argument("mix: unknown transaction type '" + name +
                               "' (allowed: new_order, payment, order_status, delivery, stock_level)");
 }
+
+int stack_step(const std::string& stack) {
+  if (stack == "bare") return -1;
+  if (stack == "optimal") return kOptimalStep;
+  if (stack.size() > 4 && stack.compare(0, 4, "step") == 0) {
+    const std::string digits = stack.substr(4);
+    if (digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos) {
+      const int step = std::stoi(digits);
+      if (step >= 0 && step <= kOptimalStep && std::to_string(step) == digits) return step;
+    }
+  }
+  throw std::invalid_argument("stack: invalid value '" + stack + "' (allowed: bare, step0..step11, optimal)");
+}
+
+namespace {
+const char* step_key_compare(int step) { return step == 0 ? "generic" : "integer"; }
+}  // namespace
 
 void validate(const RunConfig& c) {
   if (c.warehouses < 1 || c.warehouses > 65535)
@@ -38,12 +57,30 @@ void validate(const RunConfig& c) {
     if (c.mix[static_cast<int>(t)] > 0)
       throw std::invalid_argument(std::string("mix: '") + kTxnTypeNames[static_cast<int>(t)] +
                                   "' is not implemented yet (allowed: new_order, payment)");
-  if (c.page_size < 1024 || c.page_size > 65536 || (c.page_size & (c.page_size - 1)) != 0)
-    throw std::invalid_argument("page_size: must be a power of two in 1024..65536, got " +
+  const int step = stack_step(c.stack);
+  if (c.page_size != 0 && (c.page_size < 1024 || c.page_size > 65536 || (c.page_size & (c.page_size - 1)) != 0))
+    throw std::invalid_argument("page_size: must be 0 (the stack's default) or a power of two in 1024..65536, got " +
                                 std::to_string(c.page_size));
-  if (c.key_compare != "generic" && c.key_compare != "integer")
-    throw std::invalid_argument("key_compare: invalid value '" + c.key_compare + "' (allowed: generic, integer)");
+  if (c.key_compare != "auto" && c.key_compare != "generic" && c.key_compare != "integer")
+    throw std::invalid_argument("key_compare: invalid value '" + c.key_compare +
+                                "' (allowed: auto, generic, integer)");
+  if (step >= 0 && c.key_compare != "auto" && c.key_compare != step_key_compare(step))
+    throw std::invalid_argument("key_compare: stack " + c.stack + " uses " + step_key_compare(step) +
+                                " keys; only the bare stack takes a choice (allowed here: auto, " +
+                                step_key_compare(step) + ")");
+  if (c.meter != "none" && c.meter != "perf")
+    throw std::invalid_argument("meter: invalid value '" + c.meter + "' (allowed: none, perf)");
+  if (c.meter == "perf" && step == kOptimalStep)
+    throw std::invalid_argument("meter: the optimal kernel has no phases to meter (allowed for optimal: none)");
   if (c.progress_every == 0) throw std::invalid_argument("progress_every: must be >= 1");
+}
+
+RunConfig resolve(const RunConfig& config) {
+  RunConfig c = config;
+  const int step = stack_step(c.stack);
+  if (c.key_compare == "auto") c.key_compare = step < 0 ? "integer" : step_key_compare(step);
+  if (c.page_size == 0) c.page_size = step < 0 ? 8192 : kLadder[step].page_size;
+  return c;
 }
 
 }  // namespace dbrepro::tpcc

@@ -17,6 +17,13 @@ inline constexpr std::array<const char*, kTxnTypeCount> kTxnTypeNames = {
 // spec:  the TPC-C specification's input generation (clause 2.4.1 and 2.5.1).
 enum class Variant : int { kPaper = 0, kSpec = 1 };
 
+// stack: which engine runs the transactions.
+//   "bare"         storage only (pages, B+trees, catalog), every removable
+//                  component removed; key_compare chooses the node search.
+//   "step0".."step10"  E1's removal ladder: step 0 is the full stack, each
+//                  later step removes one more component (stack/ladder.hpp).
+//   "optimal"      E1's hand-built in-memory B-tree kernel (step 11).
+// meter: "none", or "perf" for per-phase hardware counters (perf_event).
 struct RunConfig {
   u32 warehouses = 1;
   u64 transactions = 40000;    // stop after this many (0: run for `seconds` only)
@@ -24,14 +31,23 @@ struct RunConfig {
   std::array<double, kTxnTypeCount> mix{0.5, 0.5, 0.0, 0.0, 0.0};  // weights per TxnType
   Variant variant = Variant::kPaper;
   u64 seed = 1;
-  u32 page_size = 8192;
-  std::string key_compare = "integer";  // "generic" or "integer"
+  std::string stack = "bare";
+  u32 page_size = 0;                  // 0: the stack's default (8 KB; 32 KB from step 8 on)
+  std::string key_compare = "auto";   // "auto" (the stack's), "generic" or "integer" (bare only)
+  std::string meter = "none";         // "none" or "perf"
+  std::string log_dir;                // where a flushing log writes its file ("": $TMPDIR or /tmp)
   u64 progress_every = 1000;            // transactions between progress callbacks
   bool check_consistency = true;
 };
 
 // Throws std::invalid_argument naming the parameter and its allowed values.
 void validate(const RunConfig& config);
+
+// The configuration with "auto" and 0 replaced by what the stack uses.
+RunConfig resolve(const RunConfig& config);
+
+// The ladder step of a stack name ("step3" -> 3, "optimal" -> 11), or -1 for "bare".
+int stack_step(const std::string& stack);
 
 const char* variant_name(Variant v);
 Variant parse_variant(const std::string& name);      // throws std::invalid_argument

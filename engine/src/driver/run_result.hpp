@@ -3,9 +3,11 @@
 // Python dict and a pandas DataFrame, the native CLI into JSON.
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "driver/run_config.hpp"
+#include "measure/phase.hpp"
 
 namespace dbrepro::tpcc {
 
@@ -13,6 +15,23 @@ struct TxnStats {
   u64 commits = 0;
   u64 aborts = 0;          // user aborts (invalid item): expected, not errors
   double seconds = 0.0;    // wall time spent inside this transaction type
+  i64 instructions = 0;    // user-space, from hardware counters (meter "perf" only)
+  i64 cycles = 0;
+};
+
+// Instructions and cycles of one phase (meter "perf" only), the measured
+// cost of the counter reads already subtracted.
+struct PhaseCount {
+  i64 instructions = 0;
+  i64 cycles = 0;
+  u64 calls = 0;
+};
+
+struct CounterInfo {
+  std::string meter = "none";    // what metered this run
+  std::string perf_error;        // why perf_event is unavailable ("" if it is)
+  i64 read_cost_instructions = 0;
+  i64 read_cost_cycles = 0;
 };
 
 struct ConsistencyCheck {
@@ -23,7 +42,10 @@ struct ConsistencyCheck {
 };
 
 struct RunResult {
-  RunConfig config;
+  RunConfig config;          // resolved: no "auto" left
+  int step = -1;             // E1 ladder step, -1 for the bare stack
+  std::string stack_label;   // the paper's name of the step's switch
+  std::vector<std::pair<std::string, std::string>> components;  // component -> form in this stack
   std::array<TxnStats, kTxnTypeCount> per_type{};
   u64 transactions = 0;        // attempted (commits + aborts)
   double elapsed_seconds = 0;  // wall time of the measured phase
@@ -32,6 +54,10 @@ struct RunResult {
   u64 database_pages = 0;
   u64 database_bytes = 0;
   bool interrupted = false;    // stopped early by the progress callback
+  u64 log_bytes_written = 0;   // by a flushing disk log
+  u64 log_syncs = 0;
+  CounterInfo counters;
+  std::array<PhaseCount, kPhaseCount> phases{};
   std::vector<ConsistencyCheck> consistency;
 
   double throughput() const { return elapsed_seconds > 0 ? transactions / elapsed_seconds : 0.0; }

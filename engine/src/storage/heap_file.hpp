@@ -1,48 +1,70 @@
 #pragma once
 // A heap file: the records of one table, appended to slotted pages in order.
 // Record creation fills the current page and starts a new one when full.
+// Records are reached by record id: fix() latches their page in the given
+// mode and returns the page and the record's address.
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "latch/latch.hpp"
 #include "storage/record_id.hpp"
 #include "storage/slotted_page.hpp"
 
 namespace dbrepro {
 
-template <class Pages>
+struct PinnedRecord {
+  std::byte* page;
+  std::byte* record;
+};
+
+template <class Pages, class Latching = NoLatching>
 class HeapFile {
  public:
   explicit HeapFile(Pages& pages) : pages_(&pages) {
     if (pages.page_size() > SlottedPage::kMaxPageSize) throw std::invalid_argument("page_size above 64 KB");
   }
 
-  RecordId create(const void* data, u16 length) {
-    if (current_ != kInvalidPage) {
-      SlottedPage page(pages_->fix(current_));
-      if (page.fits(length)) return insert_into(page, data, length);
-      pages_->unfix(current_);
-    }
+  // Copies a record in. on_created(rid, page) runs while the page is still
+  // latched exclusively (the engine logs the creation and stamps the page).
+  template <class OnCreated>
+  RecordId create(const void* data, u16 length, OnCreated&& on_created) {
     if (length > SlottedPage::max_record(pages_->page_size()))
       throw std::invalid_argument("record of " + std::to_string(length) + " bytes larger than a page");
+    LatchGuard guard(latch_);  // one appender at a time: current_ is shared
+    if (current_ != kInvalidPage) {
+      std::byte* page = pages_->fix(current_, LatchMode::kExclusive);
+      if (SlottedPage(page).fits(length)) return insert_into(page, data, length, on_created);
+      pages_->unfix(current_, page, LatchMode::kExclusive);
+    }
     current_ = pages_->allocate();
     page_ids_.push_back(current_);
-    SlottedPage page(pages_->fix(current_));
-    page.init(pages_->page_size());
-    return insert_into(page, data, length);
+    std::byte* page = pages_->fix(current_, LatchMode::kExclusive);
+    SlottedPage(page).init(pages_->page_size());
+    return insert_into(page, data, length, on_created);
   }
 
-  // Pointer to the record's bytes; valid until unfix(rid).
-  std::byte* fix(RecordId rid) { return SlottedPage(pages_->fix(rid.page)).record(rid.slot); }
-  void unfix(RecordId rid) { pages_->unfix(rid.page); }
+  RecordId create(const void* data, u16 length) {
+    return create(data, length, [](RecordId, std::byte*) {});
+  }
+
+  // The record's page and bytes, latched in `mode` until unfix().
+  PinnedRecord fix(RecordId rid, LatchMode mode = LatchMode::kShared) {
+    std::byte* page = pages_->fix(rid.page, mode);
+    return PinnedRecord{page, SlottedPage(page).record(rid.slot)};
+  }
+  void unfix(RecordId rid, const PinnedRecord& pinned, LatchMode mode = LatchMode::kShared) {
+    pages_->unfix(rid.page, pinned.page, mode);
+  }
 
   // Visits every record in creation order: fn(RecordId, std::byte*).
   template <class Fn>
   void for_each(Fn&& fn) {
     for (PageId pid : page_ids_) {
-      SlottedPage page(pages_->fix(pid));
-      for (u16 s = 0; s < page.slot_count(); ++s) fn(RecordId{pid, s}, page.record(s));
-      pages_->unfix(pid);
+      std::byte* page = pages_->fix(pid, LatchMode::kShared);
+      SlottedPage slotted(page);
+      for (u16 s = 0; s < slotted.slot_count(); ++s) fn(RecordId{pid, s}, slotted.record(s));
+      pages_->unfix(pid, page, LatchMode::kShared);
     }
   }
 
@@ -51,14 +73,18 @@ class HeapFile {
 
  private:
   // Inserts into the current page, which the caller fixed; unfixes it.
-  RecordId insert_into(SlottedPage& page, const void* data, u16 length) {
-    const u16 slot = page.insert(data, length);
-    pages_->unfix(current_);
+  template <class OnCreated>
+  RecordId insert_into(std::byte* page, const void* data, u16 length, OnCreated& on_created) {
+    const u16 slot = SlottedPage(page).insert(data, length);
+    const RecordId rid{current_, slot};
+    on_created(rid, page);
+    pages_->unfix(current_, page, LatchMode::kExclusive);
     ++records_;
-    return RecordId{current_, slot};
+    return rid;
   }
 
   Pages* pages_;
+  typename Latching::Mutex latch_;
   PageId current_ = kInvalidPage;
   std::vector<PageId> page_ids_;
   u64 records_ = 0;

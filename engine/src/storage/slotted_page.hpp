@@ -28,14 +28,18 @@ class SlottedPage {
   // Record area offsets are u16, so a slotted page addresses at most 64 KB.
   static constexpr u32 kMaxPageSize = 65536;
 
+  // Records start at 8-byte boundaries, so rows can be read in place as
+  // structs; a 64 KB page's record area ends at 0xFFF8 (offsets are u16).
+  static constexpr u32 kAlign = 8;
+  static constexpr u32 area_end(u32 page_size) { return page_size == kMaxPageSize ? 0xFFF8 : page_size; }
+
   // The largest record an empty page of page_size bytes takes.
   static constexpr u32 max_record(u32 page_size) {
-    const u32 area_end = page_size == kMaxPageSize ? 0xFFFF : page_size;
-    return area_end - sizeof(SlottedPageHeader) - sizeof(Slot);
+    return (area_end(page_size) - sizeof(SlottedPageHeader) - sizeof(Slot)) & ~(kAlign - 1);
   }
 
   void init(u32 page_size) {
-    header() = SlottedPageHeader{0, static_cast<u16>(page_size == kMaxPageSize ? 0xFFFF : page_size), page_size, 0};
+    header() = SlottedPageHeader{0, static_cast<u16>(area_end(page_size)), page_size, 0};
   }
 
   u16 slot_count() const { return header().slot_count; }
@@ -43,12 +47,15 @@ class SlottedPage {
     const u32 used_front = sizeof(SlottedPageHeader) + header().slot_count * sizeof(Slot);
     return header().free_end > used_front ? header().free_end - used_front : 0;
   }
-  bool fits(u32 length) const { return free_space() >= length + sizeof(Slot); }
+  bool fits(u32 length) const {
+    const u32 used_front = sizeof(SlottedPageHeader) + (header().slot_count + 1) * sizeof(Slot);
+    return header().free_end >= length && ((header().free_end - length) & ~(kAlign - 1)) >= used_front;
+  }
 
   // Copies a record in; the caller checked fits(). Returns its slot.
   u16 insert(const void* data, u16 length) {
     SlottedPageHeader& h = header();
-    h.free_end = static_cast<u16>(h.free_end - length);
+    h.free_end = static_cast<u16>((h.free_end - length) & ~(kAlign - 1));
     std::memcpy(page_ + h.free_end, data, length);
     slots()[h.slot_count] = Slot{h.free_end, length};
     return h.slot_count++;

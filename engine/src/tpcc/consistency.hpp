@@ -20,6 +20,7 @@ std::vector<ConsistencyCheck> check_consistency(Database<Engine>& db) {
     c.passed = false;
   };
 
+  db.engine.begin();  // one read-only transaction over everything
   for (u32 w = 1; w <= db.warehouses; ++w) {
     Cents w_ytd = 0, d_ytd_sum = 0;
     db.warehouse.lookup1({w}, [&](const Warehouse& row) { w_ytd = row.w_ytd; });
@@ -71,6 +72,7 @@ std::vector<ConsistencyCheck> check_consistency(Database<Engine>& db) {
       fail(c1, "warehouse " + std::to_string(w) + ": W_YTD = " + std::to_string(w_ytd) +
                    " cents, sum(D_YTD) = " + std::to_string(d_ytd_sum) + " cents");
   }
+  db.engine.commit();
   return {c1, c2, c3, c4};
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Populates a TPC-C database as clause 4.3.3.1 prescribes: 100,000 items; per
+// Populates a TPC-C database (through the adapters' bulk-load path: no
+// locks, no log) as clause 4.3.3.1 prescribes: 100,000 items; per
 // warehouse 100,000 stock rows and 10 districts; per district 3,000
 // customers (each with one history row), 3,000 orders with 5-15 order lines,
 // the last 900 of them undelivered and listed in NEW-ORDER.
@@ -35,7 +36,7 @@ void load_items(Database<Engine>& db, Random& rng) {
     rng.astring(row.i_name, sizeof(row.i_name), 14, 24);
     row.i_price = rng.uniform(100, 10000);
     make_data_with_original(rng, row.i_data, sizeof(row.i_data), 26, 50);
-    db.item.insert({i}, row);
+    db.item.load({i}, row);
   }
 }
 
@@ -48,7 +49,7 @@ void load_warehouse(Database<Engine>& db, u32 w, Random& rng, const NURandConsta
     detail::random_address(rng, row.w_street_1, row.w_street_2, row.w_city, row.w_state, row.w_zip);
     row.w_tax = static_cast<BasisPoints>(rng.uniform(0, 2000));
     row.w_ytd = 30000000;  // 300,000.00
-    db.warehouse.insert({w}, row);
+    db.warehouse.load({w}, row);
   }
   for (u32 i = 1; i <= kItems; ++i) {
     Stock row{};
@@ -57,7 +58,7 @@ void load_warehouse(Database<Engine>& db, u32 w, Random& rng, const NURandConsta
     row.s_quantity = static_cast<i32>(rng.uniform(10, 100));
     for (auto& dist : row.s_dist) rng.astring(dist, sizeof(dist), 24, 24);
     make_data_with_original(rng, row.s_data, sizeof(row.s_data), 26, 50);
-    db.stock.insert({w, i}, row);
+    db.stock.load({w, i}, row);
   }
   for (u32 d = 1; d <= kDistrictsPerWarehouse; ++d) {
     District row{};
@@ -68,7 +69,7 @@ void load_warehouse(Database<Engine>& db, u32 w, Random& rng, const NURandConsta
     row.d_tax = static_cast<BasisPoints>(rng.uniform(0, 2000));
     row.d_ytd = 3000000;  // 30,000.00
     row.d_next_o_id = kOrdersPerDistrict + 1;
-    db.district.insert({w, d}, row);
+    db.district.load({w, d}, row);
     load_district(db, w, d, rng, c);
   }
 }
@@ -96,8 +97,8 @@ void load_district(Database<Engine>& db, u32 w, u32 d, Random& rng, const NURand
     row.c_payment_cnt = 1;
     row.c_delivery_cnt = 0;
     rng.astring(row.c_data, sizeof(row.c_data), 300, 500);
-    db.customer.insert({w, d, cid}, row);
-    db.customer_by_name.insert({w, d, row.c_last_number, cid});
+    db.customer.load({w, d, cid}, row);
+    db.customer_by_name.load({w, d, row.c_last_number, cid});
 
     History h{};
     h.h_c_id = cid;
@@ -106,7 +107,7 @@ void load_district(Database<Engine>& db, u32 w, u32 d, Random& rng, const NURand
     h.h_date = now;
     h.h_amount = 1000;
     rng.astring(h.h_data, sizeof(h.h_data), 12, 24);
-    db.history.insert(h);
+    db.history.load(h);
   }
 
   // O_C_ID is a random permutation of the customer ids.
@@ -126,8 +127,8 @@ void load_district(Database<Engine>& db, u32 w, u32 d, Random& rng, const NURand
     order.o_carrier_id = delivered ? static_cast<u32>(rng.uniform(1, 10)) : 0;
     order.o_ol_cnt = static_cast<u32>(rng.uniform(5, 15));
     order.o_all_local = 1;
-    db.order.insert({w, d, o}, order);
-    db.order_by_customer.insert({w, d, order.o_c_id, o});
+    db.order.load({w, d, o}, order);
+    db.order_by_customer.load({w, d, order.o_c_id, o});
     for (u32 ol = 1; ol <= order.o_ol_cnt; ++ol) {
       OrderLine line{};
       line.ol_o_id = o;
@@ -140,9 +141,9 @@ void load_district(Database<Engine>& db, u32 w, u32 d, Random& rng, const NURand
       line.ol_quantity = 5;
       line.ol_amount = delivered ? 0 : rng.uniform(1, 999999);
       rng.astring(line.ol_dist_info, sizeof(line.ol_dist_info), 24, 24);
-      db.order_line.insert({w, d, o, ol}, line);
+      db.order_line.load({w, d, o, ol}, line);
     }
-    if (!delivered) db.new_order.insert({w, d, o}, NewOrder{o, d, w});
+    if (!delivered) db.new_order.load({w, d, o}, NewOrder{o, d, w});
   }
 }
 

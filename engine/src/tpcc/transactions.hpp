@@ -170,7 +170,7 @@ bool payment(Database<Engine>& db, const PaymentInput& in) {
   std::memset(h.h_data, ' ', sizeof(h.h_data));
   const size_t wl = strnlen(w_name, sizeof(w_name));
   std::memcpy(h.h_data, w_name, wl);
-  std::memcpy(h.h_data + wl + 4, d_name, std::min(sizeof(d_name), sizeof(h.h_data) - wl - 4));
+  std::memcpy(h.h_data + wl + 4, d_name, std::min(strnlen(d_name, sizeof(d_name)), sizeof(h.h_data) - wl - 4));
   db.history.insert(h);
 
   db.engine.commit();

@@ -1,0 +1,249 @@
+"""E1, "OLTP through the looking glass": instructions per phase along the
+removal ladder, and throughput per step.
+
+    >>> from dbrepro import looking_glass
+    >>> count = looking_glass.count_instructions(step=0, txn_type="payment", transactions=500)
+    >>> count.to_frame()          # one row per phase: instructions (and cycles) per transaction
+
+The ladder's steps come from the engine (`ladder()`): step 0 is the full stack
+(logging with a flush at commit, locking, latching, a buffer pool, catalog
+lookups, per-transaction sessions, generic key comparison); each later step
+removes one more component; step 11 is the hand-built in-memory kernel.
+
+Instruction counts come from the CPU's counters where the kernel offers them
+(backend "perf": the engine brackets every phase with counter reads, whose own
+cost is calibrated and subtracted) and from callgrind on the native driver
+where it does not (backend "callgrind": inclusive instructions of the engine's
+phase functions; cycles are then callgrind's cache/branch-simulation estimate).
+Both give the same record shape; the record says which ran and why.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from . import callgrind, provenance, tpcc
+from .result import RunResult
+
+KIND = "looking_glass_instructions"
+TXN_TYPES = ("new_order", "payment")
+PHASES = ("begin", "lookup", "pin_unpin", "update", "create", "insert", "commit", "other")
+BACKENDS = ("auto", "perf", "callgrind")
+OPTIMAL_STEP = 11
+
+# The engine's phase functions (stack/engine.hpp), by phase.
+PHASE_FUNCTIONS = {
+    "begin": r"dbrepro::Engine<.*>::begin\(\)",
+    "lookup": r"dbrepro::Engine<.*>::phase_(lookup|open_scan)<",
+    "pin_unpin": r"dbrepro::Engine<.*>::phase_(pin|unpin)<",
+    "update": r"dbrepro::Engine<.*>::phase_update<",
+    "create": r"dbrepro::Engine<.*>::phase_create<",
+    "insert": r"dbrepro::Engine<.*>::phase_(insert|erase)<",
+    "commit": r"dbrepro::Engine<.*>::(commit|abort)\(\)",
+}
+TRANSACTION_FUNCTIONS = {"new_order": "execute_new_order", "payment": "execute_payment"}
+
+
+def ladder() -> list[dict[str, Any]]:
+    """The removal ladder as the engine defines it: step, label, component, page_size."""
+    from . import _engine
+
+    return _engine.ladder()
+
+
+def stack_name(step: int) -> str:
+    return "optimal" if step == OPTIMAL_STEP else f"step{step}"
+
+
+@dataclass
+class InstructionCount:
+    """Per-transaction instructions (and cycles) per phase of one step and transaction type."""
+
+    result: RunResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.result.to_dict()
+
+    def to_frame(self):
+        return self.result.to_frame()
+
+    @property
+    def per_phase(self) -> dict[str, float]:
+        return dict(self.result.metrics["instructions"])
+
+    @property
+    def total(self) -> float:
+        return float(self.result.metrics["instructions_total"])
+
+
+def choose_backend(requested: str) -> tuple[str, str]:
+    """(backend, why): perf where the CPU's counters can be read, else callgrind."""
+    if requested not in BACKENDS:
+        raise tpcc.ConfigError("backend", f"invalid choice {requested!r} (allowed: {', '.join(BACKENDS)})")
+    counters = provenance.hardware_counters()
+    perf_ok = bool(counters.get("available"))
+    perf_why = counters.get("error") or "no error"
+    if requested == "perf":
+        if not perf_ok:
+            raise tpcc.ConfigError("backend", f"perf needs CPU counters, which this machine lacks ({perf_why})")
+        return "perf", "requested"
+    if requested == "callgrind":
+        return "callgrind", "requested"
+    if perf_ok:
+        return "perf", "hardware counters available"
+    return "callgrind", f"hardware counters unavailable: {perf_why}"
+
+
+def count_instructions(
+    step: int,
+    txn_type: str,
+    *,
+    transactions: int = 1000,
+    warehouses: int = 1,
+    seed: int = 1,
+    variant: str = "paper",
+    backend: str = "auto",
+    cycles: bool = True,
+) -> InstructionCount:
+    """Instructions per transaction, per phase, of `txn_type` on ladder step `step`.
+
+    Runs `transactions` transactions of that type only (a single-type mix), so
+    every phase's count belongs to it. `cycles`: also measure (perf) or
+    estimate (callgrind's cache and branch simulation, slower) cycles.
+    """
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= OPTIMAL_STEP:
+        raise tpcc.ConfigError("step", f"must be an integer in 0..{OPTIMAL_STEP}, got {step!r}")
+    if txn_type not in TXN_TYPES:
+        raise tpcc.ConfigError("txn_type", f"invalid choice {txn_type!r} (allowed: {', '.join(TXN_TYPES)})")
+    tpcc.validate_config(
+        warehouses=warehouses, transactions=transactions, seconds=0.0, mix={txn_type: 1.0}, variant=variant,
+        seed=seed, stack=stack_name(step), page_size=0, key_compare="auto", meter="none", log_dir="",
+        progress_every=1000, check_consistency=False,
+    )
+    if transactions < 1:
+        raise tpcc.ConfigError("transactions", f"must be >= 1, got {transactions}")
+    chosen, why = choose_backend(backend)
+    if chosen == "perf" and step == OPTIMAL_STEP:
+        # The kernel has no phase functions to bracket with counter reads.
+        chosen, why = "callgrind", "the optimal kernel has no phases to meter; callgrind counts its total"
+    config = {
+        "step": step, "stack": stack_name(step), "txn_type": txn_type, "transactions": transactions,
+        "warehouses": warehouses, "seed": seed, "variant": variant, "backend": backend, "cycles": cycles,
+    }
+    started = time.perf_counter()
+    if chosen == "callgrind":
+        metrics = _count_with_callgrind(config, cycles)
+    else:
+        metrics = _count_with_perf(config)
+    metrics["backend"] = chosen
+    metrics["backend_reason"] = why
+    metrics["wall_seconds"] = time.perf_counter() - started
+    return InstructionCount(RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect()))
+
+
+def _native_command(config: dict[str, Any]) -> list[str]:
+    return [
+        str(callgrind.native_path()), "tpcc", "--stack", config["stack"],
+        "--warehouses", str(config["warehouses"]), "--transactions", str(config["transactions"]),
+        "--variant", config["variant"], "--seed", str(config["seed"]),
+        "--mix", f"{config['txn_type']}=1", "--no-consistency",
+    ]
+
+
+def _count_with_callgrind(config: dict[str, Any], cycles: bool) -> dict[str, Any]:
+    function = TRANSACTION_FUNCTIONS[config["txn_type"]]
+    prof = callgrind.profile(_native_command(config), collect=[f"*{function}*"], cache_sim=cycles)
+    engine_result = callgrind.native_json(prof)
+    stats = engine_result["per_type"][config["txn_type"]]
+    attempted = stats["commits"] + stats["aborts"]
+    total_costs = prof.inclusive_costs(rf"::{function}<")
+    phase_costs = {phase: prof.inclusive_costs(pattern) for phase, pattern in PHASE_FUNCTIONS.items()}
+
+    def per_txn(value: float) -> float:
+        return value / attempted
+
+    instructions = {phase: per_txn(costs["Ir"]) for phase, costs in phase_costs.items()}
+    instructions["other"] = per_txn(total_costs["Ir"]) - sum(instructions.values())
+    metrics: dict[str, Any] = {
+        "attempted": attempted,
+        "commits": stats["commits"],
+        "aborts": stats["aborts"],
+        "instructions": instructions,
+        "instructions_total": per_txn(total_costs["Ir"]),
+        "instructions_source": "callgrind (inclusive Ir of the engine's phase functions)",
+        "valgrind": callgrind.valgrind_version(),
+        "components": engine_result.get("components", {}),
+        "page_size": engine_result["config"]["page_size"],
+    }
+    if cycles:
+        phase_cycles = {phase: per_txn(callgrind.estimated_cycles(costs)) for phase, costs in phase_costs.items()}
+        total_cycles = per_txn(callgrind.estimated_cycles(total_costs))
+        phase_cycles["other"] = total_cycles - sum(phase_cycles.values())
+        metrics.update(
+            cycles=phase_cycles,
+            cycles_total=total_cycles,
+            cycles_source="estimated: callgrind cache and branch simulation, Ir + 10 Bm + 10 L1m + 100 LLm",
+        )
+    return metrics
+
+
+def _count_with_perf(config: dict[str, Any]) -> dict[str, Any]:
+    result = tpcc.run(
+        warehouses=config["warehouses"], transactions=config["transactions"], mix={config["txn_type"]: 1.0},
+        variant=config["variant"], seed=config["seed"], stack=config["stack"], meter="perf",
+        progress=False, check_consistency=False,
+    )
+    metrics = result.metrics
+    stats = metrics["per_type"][config["txn_type"]]
+    attempted = stats["commits"] + stats["aborts"]
+    instructions = {phase: metrics["phases"][phase]["instructions"] / attempted for phase in PHASES[:-1]}
+    cycles = {phase: metrics["phases"][phase]["cycles"] / attempted for phase in PHASES[:-1]}
+    total_instructions = stats["instructions"] / attempted
+    total_cycles = stats["cycles"] / attempted
+    instructions["other"] = total_instructions - sum(instructions.values())
+    cycles["other"] = total_cycles - sum(cycles.values())
+    return {
+        "attempted": attempted,
+        "commits": stats["commits"],
+        "aborts": stats["aborts"],
+        "instructions": instructions,
+        "instructions_total": total_instructions,
+        "instructions_source": "perf_event (user-space instructions, counter-read cost subtracted)",
+        "cycles": cycles,
+        "cycles_total": total_cycles,
+        "cycles_source": "measured: perf_event user-space cycles",
+        "counter_read_cost": metrics["counters"],
+        "components": metrics.get("components", {}),
+        "page_size": result.config["page_size"],
+    }
+
+
+def instruction_rows(result: RunResult) -> list[dict[str, Any]]:
+    """Table rows of an instruction-count record: one per phase."""
+    config, metrics = result.config, result.metrics
+    cycles = metrics.get("cycles") or {}
+    return [
+        {
+            "step": config["step"],
+            "stack": config["stack"],
+            "txn_type": config["txn_type"],
+            "phase": phase,
+            "instructions": metrics["instructions"][phase],
+            "cycles": cycles.get(phase),
+            "instructions_total": metrics["instructions_total"],
+            "cycles_total": metrics.get("cycles_total"),
+            "backend": metrics["backend"],
+            "attempted": metrics["attempted"],
+        }
+        for phase in PHASES
+    ]
+
+
+def _register() -> None:
+    from .result import FRAME_ROWS
+
+    FRAME_ROWS[KIND] = instruction_rows
+
+
+_register()

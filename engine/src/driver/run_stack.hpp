@@ -1,0 +1,243 @@
+#pragma once
+// The single-thread driver, written once for every engine type. Each stack's
+// instantiation lives in its own file under driver/stacks/ (they compile in
+// parallel, and a change to one stack rebuilds one file).
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+#include "driver/run.hpp"
+#include "kernel/mem_engine.hpp"
+#include "measure/callgrind_marks.hpp"
+#include "measure/meter.hpp"
+#include "stack/engine.hpp"
+#include "stack/ladder.hpp"
+#include "tpcc/consistency.hpp"
+#include "tpcc/loader.hpp"
+#include "tpcc/transactions.hpp"
+
+namespace dbrepro::tpcc {
+
+namespace detail {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Picks a transaction type by weight (one uniform draw per transaction).
+class MixChooser {
+ public:
+  explicit MixChooser(const std::array<double, kTxnTypeCount>& mix) {
+    double total = 0;
+    for (double w : mix) total += w;
+    double acc = 0;
+    for (int i = 0; i < kTxnTypeCount; ++i) {
+      acc += mix[i] / total;
+      cumulative_[i] = mix[i] > 0 ? acc : -1.0;  // a zero weight is never picked
+    }
+    for (int i = kTxnTypeCount - 1; i >= 0; --i)
+      if (mix[i] > 0) {
+        cumulative_[i] = 1.0;
+        break;
+      }
+  }
+  TxnType pick(Random& rng) const {
+    const double u = rng.unit();
+    for (int i = 0; i < kTxnTypeCount; ++i)
+      if (u < cumulative_[i]) return static_cast<TxnType>(i);
+    return static_cast<TxnType>(kTxnTypeCount - 1);
+  }
+
+ private:
+  std::array<double, kTxnTypeCount> cumulative_{};
+};
+
+// Out of line, so that callgrind attributes each transaction's instructions
+// to one symbol (the inputs are drawn outside them).
+template <class Engine>
+[[gnu::noinline]] bool execute_new_order(Database<Engine>& db, const NewOrderInput& in) {
+  return new_order(db, in);
+}
+template <class Engine>
+[[gnu::noinline]] bool execute_payment(Database<Engine>& db, const PaymentInput& in) {
+  return payment(db, in);
+}
+
+// A flushing log needs a file: a fresh one in log_dir, removed after the run.
+class LogFile {
+ public:
+  explicit LogFile(const std::string& dir) {
+    std::string base = dir;
+    if (base.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      base = tmp && *tmp ? tmp : "/tmp";
+    }
+    std::string pattern = base + "/dbrepro-log-XXXXXX";
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) throw std::invalid_argument("log_dir: cannot create a log file in '" + base + "'");
+    ::close(fd);
+    path_ = pattern;
+  }
+  ~LogFile() { ::unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+template <class S>
+constexpr bool kFlushesLog = std::is_same_v<typename S::DiskLog, FlushToFile> &&
+                             !std::is_same_v<typename S::Log, NoLog>;
+
+}  // namespace detail
+
+// Loads the database on engine E, runs the mix, checks consistency.
+template <class E>
+RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress, PerfCounters* counters) {
+  using namespace detail;
+  RunResult result;
+  result.config = config;
+
+  Database<E> db(engine);
+  // Separate streams for the data and the transactions: changing the mix
+  // leaves the loaded database identical.
+  Random load_rng(config.seed);
+  Random run_rng(config.seed ^ 0x5DEECE66Dull);
+  const NURandConstants load_constants = NURandConstants::for_load(load_rng);
+  const NURandConstants run_constants = NURandConstants::for_run(load_constants, run_rng);
+
+  const auto load_start = Clock::now();
+  load(db, config.warehouses, load_rng, load_constants);
+  result.load_seconds = seconds_since(load_start);
+  result.database_pages = engine.database_pages();
+  result.database_bytes = engine.database_bytes();
+
+  DBREPRO_CALLGRIND_START();  // the measured phase begins (see callgrind_marks.hpp)
+  const MixChooser chooser(config.mix);
+  const u64 limit = config.transactions;
+  const auto start = Clock::now();
+  const double cpu_start = thread_cpu_seconds();
+  u64 done = 0;
+  for (;;) {
+    if (limit > 0 && done >= limit) break;
+    const TxnType type = chooser.pick(run_rng);
+    const u32 home_w = static_cast<u32>(run_rng.uniform(1, config.warehouses));
+    TxnStats& stats = result.per_type[static_cast<int>(type)];
+    bool committed = false;
+    CounterValues before{};
+    Clock::time_point t0;
+    if (type == TxnType::kNewOrder) {
+      const auto input = make_new_order_input(run_rng, config.variant, config.warehouses, home_w, run_constants);
+      if (counters) before = counters->read();
+      t0 = Clock::now();
+      committed = execute_new_order(db, input);
+    } else {
+      const auto input = make_payment_input(run_rng, config.variant, config.warehouses, home_w, run_constants);
+      if (counters) before = counters->read();
+      t0 = Clock::now();
+      committed = execute_payment(db, input);
+    }
+    stats.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    if (counters) {
+      const CounterValues after = counters->read();
+      stats.instructions += after.instructions - before.instructions - counters->read_cost().instructions;
+      stats.cycles += after.cycles - before.cycles - counters->read_cost().cycles;
+    }
+    (committed ? stats.commits : stats.aborts) += 1;
+    ++done;
+    if (done % config.progress_every == 0) {
+      if (config.seconds > 0 && seconds_since(start) >= config.seconds) break;
+      if (progress && !progress(done, limit)) {
+        result.interrupted = true;
+        break;
+      }
+    }
+  }
+  result.elapsed_seconds = seconds_since(start);
+  result.cpu_seconds = thread_cpu_seconds() - cpu_start;
+  result.transactions = done;
+  if (config.check_consistency) result.consistency = check_consistency(db);
+  return result;
+}
+
+// Runs the configuration on stack S (an Engine stack) with the configured meter.
+template <class S>
+RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
+  using namespace detail;
+  EngineOptions options;
+  options.page_size = config.page_size;
+  // Address space for the whole database and what the run adds.
+  const size_t bytes = (size_t{192} << 20) * config.warehouses + (size_t{256} << 20) +
+                       static_cast<size_t>(config.transactions) * 4096;
+  options.capacity_pages = bytes / config.page_size;
+  std::unique_ptr<LogFile> log_file;
+  if constexpr (kFlushesLog<S>) {
+    log_file = std::make_unique<LogFile>(config.log_dir);
+    options.log_path = log_file->path();
+  }
+
+  RunResult result;
+  if (config.meter == "perf") {
+    PerfCounters counters;
+    if (!counters.open())
+      throw std::runtime_error("meter perf: hardware counters unavailable: " + counters.error() +
+                               " (count instructions with callgrind instead)");
+    counters.calibrate();
+    Engine<S, PerfMeter> engine(options, PerfMeter(counters));
+    engine.meter().reset();
+    result = run_on(engine, config, progress, &counters);
+    for (int p = 0; p < kPhaseCount; ++p) {
+      const auto& t = engine.meter().totals()[p];
+      result.phases[p] = PhaseCount{t.instructions, t.cycles, t.calls};
+    }
+    result.counters.meter = "perf";
+    result.counters.read_cost_instructions = counters.read_cost().instructions;
+    result.counters.read_cost_cycles = counters.read_cost().cycles;
+    result.log_bytes_written = engine.log().bytes_written();
+    result.log_syncs = engine.log().syncs();
+  } else {
+    Engine<S> engine(options);
+    result = run_on(engine, config, progress, nullptr);
+    result.log_bytes_written = engine.log().bytes_written();
+    result.log_syncs = engine.log().syncs();
+  }
+  result.components = S::describe();
+  return result;
+}
+
+// The optimal kernel: no stack, no meter.
+inline RunResult run_optimal(const RunConfig& config, const ProgressFn& progress) {
+  MemEngine engine;
+  RunResult result = run_on(engine, config, progress, nullptr);
+  result.components = {{"kernel", "hand-built in-memory B-tree, no transaction support"}};
+  return result;
+}
+
+// Each stack is compiled in its own translation unit (driver/stacks/*.cpp).
+extern template RunResult run_stack<BareStack<GenericKeyCompare>>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<BareStack<IntegerKeyCompare>>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step0>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step1>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step2>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step3>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step4>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step5>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step6>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step7>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step9>(const RunConfig&, const ProgressFn&);
+extern template RunResult run_stack<Step10>(const RunConfig&, const ProgressFn&);
+
+}  // namespace dbrepro::tpcc

@@ -1,0 +1,222 @@
+#pragma once
+// A lock manager in the classic shape: a hash table of lock heads, one per
+// locked object, each with a queue of requests; hierarchical modes (IS, IX,
+// S, X) so that a record lock is preceded by an intention lock on its table;
+// strict two-phase locking (everything is released at commit). A request
+// that conflicts waits; a wait that outlasts the timeout is taken for a
+// deadlock and aborts the waiter (timeout-based deadlock resolution).
+//
+// NoLocking is the removed form: every call is an empty inline function.
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "latch/latch.hpp"
+#include "txn/transaction.hpp"
+
+namespace dbrepro {
+
+enum class LockMode : u8 { kIS = 0, kIX = 1, kS = 2, kX = 3 };
+
+// Compatibility matrix of the hierarchical modes.
+inline bool compatible(LockMode held, LockMode wanted) {
+  static constexpr bool kMatrix[4][4] = {
+      /* IS */ {true, true, true, false},
+      /* IX */ {true, true, false, false},
+      /* S  */ {true, false, true, false},
+      /* X  */ {false, false, false, false},
+  };
+  return kMatrix[static_cast<int>(held)][static_cast<int>(wanted)];
+}
+
+// The weakest mode at least as strong as both.
+inline LockMode supremum(LockMode a, LockMode b) {
+  if (a == b) return a;
+  if (a == LockMode::kX || b == LockMode::kX) return LockMode::kX;
+  if ((a == LockMode::kS && b == LockMode::kIX) || (a == LockMode::kIX && b == LockMode::kS)) return LockMode::kX;
+  return a > b ? a : b;
+}
+
+struct LockId {
+  u32 table;  // catalog id of the table
+  u64 key;    // packed key, or kTableLock for the table itself
+  static constexpr u64 kTableLock = ~u64{0};
+  friend bool operator==(const LockId&, const LockId&) = default;
+};
+
+// Thrown when a lock wait times out (presumed deadlock): the caller aborts.
+struct LockTimeout : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LockHead;
+
+struct LockRequest {
+  Transaction* txn;
+  LockHead* head;
+  LockMode mode;
+  bool granted;
+  LockRequest* next;  // in the head's queue
+};
+
+struct LockHead {
+  LockId id;
+  LockRequest* queue = nullptr;
+  LockHead* next = nullptr;  // in the bucket's chain
+};
+
+template <class Latching>
+class LockManager {
+ public:
+  static constexpr const char* kName = "lock manager";
+
+  explicit LockManager(size_t buckets = 1 << 16, std::chrono::milliseconds timeout = std::chrono::milliseconds(200))
+      : buckets_(buckets), mask_(buckets - 1), timeout_(timeout) {}
+
+  void lock(Transaction* txn, LockId id, LockMode mode) {
+    Bucket& bucket = buckets_[hash(id) & mask_];
+    std::unique_lock<typename Latching::Mutex> guard(bucket.latch);
+    LockHead* head = find_or_create(bucket, id);
+
+    // Already holding it: upgrade in place if the new mode is stronger.
+    for (LockRequest* r = head->queue; r; r = r->next) {
+      if (r->txn != txn) continue;
+      const LockMode wanted = supremum(r->mode, mode);
+      if (wanted == r->mode) return;
+      if (!grantable(head, txn, wanted)) wait(bucket, guard, head, txn, wanted);
+      r->mode = wanted;
+      return;
+    }
+
+    if (!grantable(head, txn, mode)) wait(bucket, guard, head, txn, mode);
+    LockRequest* request = allocate_request(bucket);
+    *request = LockRequest{txn, head, mode, true, head->queue};
+    head->queue = request;
+    txn->locks.push_back(request);
+  }
+
+  // Strict 2PL: all of a transaction's locks go at commit (or abort).
+  void release_all(Transaction* txn) {
+    for (LockRequest* request : txn->locks) {
+      LockHead* head = request->head;
+      Bucket& bucket = buckets_[hash(head->id) & mask_];
+      std::lock_guard<typename Latching::Mutex> guard(bucket.latch);
+      for (LockRequest** link = &head->queue; *link; link = &(*link)->next) {
+        if (*link == request) {
+          *link = request->next;
+          break;
+        }
+      }
+      request->next = bucket.free_requests;
+      bucket.free_requests = request;
+      // A head nobody holds goes back to the free list, unless a waiter of
+      // this bucket may still be looking at it.
+      if (head->queue == nullptr && bucket.waiters == 0) unlink(bucket, head);
+      if (bucket.waiters > 0) bucket.wakeup.notify_all();
+    }
+    txn->locks.clear();
+  }
+
+ private:
+  struct Bucket {
+    typename Latching::Mutex latch;
+    LockHead* chain = nullptr;
+    LockRequest* free_requests = nullptr;
+    LockHead* free_heads = nullptr;
+    std::condition_variable_any wakeup;
+    int waiters = 0;
+    // Heads and requests are carved from chunks owned by the bucket, so
+    // allocation needs no lock beyond the bucket's own latch.
+    std::vector<std::unique_ptr<LockHead[]>> head_chunks;
+    std::vector<std::unique_ptr<LockRequest[]>> request_chunks;
+  };
+  static constexpr size_t kChunk = 16;
+
+  static u64 hash(const LockId& id) {
+    u64 h = id.key * 0x9E3779B97F4A7C15ull ^ (u64{id.table} << 32 | id.table);
+    return h ^ (h >> 29);
+  }
+
+  LockHead* find_or_create(Bucket& bucket, const LockId& id) {
+    for (LockHead* h = bucket.chain; h; h = h->next)
+      if (h->id == id) return h;
+    if (bucket.free_heads == nullptr) {
+      bucket.head_chunks.push_back(std::make_unique<LockHead[]>(kChunk));
+      for (size_t i = 0; i < kChunk; ++i) {
+        bucket.head_chunks.back()[i].next = bucket.free_heads;
+        bucket.free_heads = &bucket.head_chunks.back()[i];
+      }
+    }
+    LockHead* head = bucket.free_heads;
+    bucket.free_heads = head->next;
+    *head = LockHead{id, nullptr, bucket.chain};
+    bucket.chain = head;
+    return head;
+  }
+
+  // An empty head leaves the chain for the bucket's free list.
+  static void unlink(Bucket& bucket, LockHead* head) {
+    for (LockHead** link = &bucket.chain; *link; link = &(*link)->next) {
+      if (*link == head) {
+        *link = head->next;
+        break;
+      }
+    }
+    head->next = bucket.free_heads;
+    bucket.free_heads = head;
+  }
+
+  static LockRequest* allocate_request(Bucket& bucket) {
+    if (bucket.free_requests == nullptr) {
+      bucket.request_chunks.push_back(std::make_unique<LockRequest[]>(kChunk));
+      for (size_t i = 0; i < kChunk; ++i) {
+        bucket.request_chunks.back()[i].next = bucket.free_requests;
+        bucket.free_requests = &bucket.request_chunks.back()[i];
+      }
+    }
+    LockRequest* r = bucket.free_requests;
+    bucket.free_requests = r->next;
+    return r;
+  }
+
+  // Compatible with every request of other transactions.
+  static bool grantable(const LockHead* head, const Transaction* txn, LockMode mode) {
+    for (const LockRequest* r = head->queue; r; r = r->next)
+      if (r->txn != txn && !compatible(r->mode, mode)) return false;
+    return true;
+  }
+
+  void wait(Bucket& bucket, std::unique_lock<typename Latching::Mutex>& guard, LockHead* head, Transaction* txn,
+            LockMode mode) {
+    if constexpr (!Latching::kEnabled) {
+      // Without latches only one thread may use the engine: a conflict can
+      // only be a deadlock with itself, which strict 2PL rules out.
+      throw LockTimeout("lock conflict in a stack without latching (single-threaded only)");
+    } else {
+      const auto deadline = std::chrono::steady_clock::now() + timeout_;
+      ++bucket.waiters;
+      while (!grantable(head, txn, mode)) {
+        if (bucket.wakeup.wait_until(guard, deadline) == std::cv_status::timeout && !grantable(head, txn, mode)) {
+          --bucket.waiters;
+          throw LockTimeout("lock wait timed out (presumed deadlock)");
+        }
+      }
+      --bucket.waiters;
+    }
+  }
+
+  std::vector<Bucket> buckets_;
+  u64 mask_;
+  std::chrono::milliseconds timeout_;
+};
+
+struct NoLockManager {
+  static constexpr const char* kName = "no locking";
+  void lock(Transaction*, LockId, LockMode) {}
+  void release_all(Transaction*) {}
+};
+
+}  // namespace dbrepro

@@ -1,0 +1,139 @@
+#pragma once
+// The in-memory log buffer: records are appended under its latch; the disk
+// log policy decides what commit does with them.
+//
+//   FlushToFile: write everything appended since the last flush to the log
+//                file and fsync it before commit returns (force-at-commit).
+//   NeverFlush:  group commit with a buffer "large enough never to flush":
+//                the buffer wraps around and nothing is written (E1's
+//                "disk log" switch).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "latch/latch.hpp"
+#include "log/log_record.hpp"
+
+namespace dbrepro {
+
+struct NeverFlush {
+  static constexpr const char* kName = "group commit, never flushed";
+  static constexpr bool kFlushes = false;
+  explicit NeverFlush(const std::string& /*path*/) {}
+  void write(const std::byte*, size_t) {}
+  void sync() {}
+  u64 bytes_written() const { return 0; }
+  u64 syncs() const { return 0; }
+};
+
+class FlushToFile {
+ public:
+  static constexpr const char* kName = "flush at commit";
+  static constexpr bool kFlushes = true;
+  explicit FlushToFile(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("log file '" + path + "': " + std::strerror(errno));
+  }
+  ~FlushToFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FlushToFile(const FlushToFile&) = delete;
+  FlushToFile& operator=(const FlushToFile&) = delete;
+
+  void write(const std::byte* data, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, data, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error("log file '" + path_ + "': write: " + std::strerror(errno));
+      }
+      data += w;
+      n -= static_cast<size_t>(w);
+      bytes_ += static_cast<u64>(w);
+    }
+  }
+  void sync() {
+    if (::fdatasync(fd_) != 0) throw std::runtime_error("log file '" + path_ + "': fdatasync: " + std::strerror(errno));
+    ++syncs_;
+  }
+  u64 bytes_written() const { return bytes_; }
+  u64 syncs() const { return syncs_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  u64 bytes_ = 0;
+  u64 syncs_ = 0;
+};
+
+template <class DiskLog, class Latching>
+class LogBuffer {
+ public:
+  static constexpr size_t kCapacity = 4 << 20;
+
+  explicit LogBuffer(const std::string& path) : disk_(path), buffer_(kCapacity) {}
+
+  // Appends header + payload; returns the record's LSN.
+  Lsn append(LogRecordHeader& header, const void* payload_a, size_t len_a, const void* payload_b = nullptr,
+             size_t len_b = 0) {
+    LatchGuard guard(latch_);
+    header.lsn = next_lsn_;
+    header.length = static_cast<u32>(len_a + len_b);
+    put(&header, sizeof(header));
+    if (len_a) put(payload_a, len_a);
+    if (len_b) put(payload_b, len_b);
+    return header.lsn;
+  }
+
+  // Makes every record up to the current end durable (FlushToFile) or
+  // does nothing (NeverFlush).
+  void flush() {
+    if constexpr (!DiskLog::kFlushes) return;  // resolved at compile time
+    LatchGuard guard(latch_);
+    if (flushed_lsn_ == next_lsn_) return;
+    write_range(flushed_lsn_, next_lsn_);
+    disk_.sync();
+    flushed_lsn_ = next_lsn_;
+  }
+
+  Lsn end_lsn() const { return next_lsn_; }
+  const DiskLog& disk() const { return disk_; }
+
+ private:
+  void put(const void* data, size_t n) {
+    const auto* bytes = static_cast<const std::byte*>(data);
+    while (n > 0) {
+      const size_t at = next_lsn_ % kCapacity;
+      const size_t chunk = std::min(n, kCapacity - at);
+      std::memcpy(buffer_.data() + at, bytes, chunk);
+      bytes += chunk;
+      n -= chunk;
+      next_lsn_ += chunk;
+    }
+  }
+
+  // The buffer holds the last kCapacity bytes; a flush falls behind by more
+  // only if a single transaction logs more than that.
+  void write_range(Lsn from, Lsn to) {
+    if (to - from > kCapacity) throw std::runtime_error("log buffer overrun: a transaction logged more than 4 MB");
+    while (from < to) {
+      const size_t at = from % kCapacity;
+      const size_t chunk = std::min<size_t>(to - from, kCapacity - at);
+      disk_.write(buffer_.data() + at, chunk);
+      from += chunk;
+    }
+  }
+
+  typename Latching::Mutex latch_;
+  DiskLog disk_;
+  std::vector<std::byte> buffer_;
+  Lsn next_lsn_ = 0;
+  Lsn flushed_lsn_ = 0;
+};
+
+}  // namespace dbrepro

@@ -1,0 +1,96 @@
+#pragma once
+// The switchable components of an engine stack (E1, "OLTP through the
+// looking glass"). Each is a compile-time policy; its removed form is a type
+// whose operations are empty, so a stack without it spends zero instructions
+// on it. A run picks one whole stack at its start (driver/stacks.hpp).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "btree/key.hpp"
+#include "buffer/buffer_pool.hpp"
+#include "latch/latch.hpp"
+#include "lock/lock_manager.hpp"
+#include "log/write_ahead_log.hpp"
+#include "storage/page_store.hpp"
+#include "txn/sessions.hpp"
+
+namespace dbrepro {
+
+// Disk log: what commit does with the log buffer.
+using DiskLogFlush = FlushToFile;
+using DiskLogNone = NeverFlush;
+
+// Main log: whether log records are prepared and appended at all.
+struct MainLogOn {
+  template <class DiskLog, class Latching>
+  using type = WriteAheadLog<DiskLog, Latching>;
+};
+struct MainLogOff {
+  template <class DiskLog, class Latching>
+  using type = NoLog;
+};
+
+// Locking.
+struct LockingOn {
+  template <class Latching>
+  using type = LockManager<Latching>;
+};
+struct LockingOff {
+  template <class Latching>
+  using type = NoLockManager;
+};
+
+// Directory lookups: per operation through the catalog, or one cache.
+struct DirectoryPerLookup {
+  static constexpr const char* kName = "catalog lookup per access";
+  static constexpr bool kCached = false;
+};
+struct DirectoryCached {
+  static constexpr const char* kName = "cached directory";
+  static constexpr bool kCached = true;
+};
+
+// Page access: a buffer pool, or a thin page-to-frame map.
+struct PageAccessBufferPool {
+  template <class Latching>
+  using type = BufferPool<Latching>;
+};
+struct PageAccessDirect {
+  template <class Latching>
+  using type = DirectPages<Latching>;
+};
+
+// Sessions.
+struct SessionsPerTxn {
+  template <class Latching>
+  using type = PerTxnSessions<Latching>;
+};
+struct SessionsSingle {
+  template <class Latching>
+  using type = SingleSession<Latching>;
+};
+
+// One engine stack: a choice for every component.
+template <class KeyCompareT, class DiskLogT, class MainLogT, class LsnT, class LockingT, class LatchingT,
+          class DirectoryT, class PageAccessT, class SessionsT>
+struct Stack {
+  using KeyCompare = KeyCompareT;
+  using DiskLog = DiskLogT;
+  using Latching = LatchingT;
+  using Log = typename MainLogT::template type<DiskLogT, LatchingT>;
+  using LsnPolicy = LsnT;
+  using Locks = typename LockingT::template type<LatchingT>;
+  using Directory = DirectoryT;
+  using Pages = typename PageAccessT::template type<LatchingT>;
+  using Sessions = typename SessionsT::template type<LatchingT>;
+
+  // What each component is in this stack, for the raw-run record.
+  static std::vector<std::pair<std::string, std::string>> describe() {
+    return {{"key_compare", KeyCompare::kName}, {"disk_log", DiskLog::kName},  {"main_log", Log::kName},
+            {"lsn", LsnPolicy::kName},          {"locking", Locks::kName},     {"latching", Latching::kName},
+            {"directory", Directory::kName},    {"page_access", Pages::kName}, {"sessions", Sessions::kName}};
+  }
+};
+
+}  // namespace dbrepro

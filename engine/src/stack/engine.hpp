@@ -1,0 +1,304 @@
+#pragma once
+// The engine: rows in slotted pages of heap files, keys in B+trees, both
+// found through the catalog, with the components of a stack (logging,
+// locking, latching, page access, sessions) around every access. Its
+// Table<Row> is the storage adapter the TPC-C transactions are written
+// against (lookup1, update1, insert, scan, erase), so every stack runs the
+// very same transaction code.
+//
+// Each engine call of a transaction is one phase function (begin, lookup,
+// pin/unpin, update, create, insert, commit), out of line so that callgrind
+// attributes instructions to it by name and a Meter can bracket it.
+#include <chrono>
+#include <string>
+#include <type_traits>
+
+#include "btree/btree.hpp"
+#include "catalog/catalog.hpp"
+#include "measure/meter.hpp"
+#include "stack/components.hpp"
+#include "storage/heap_file.hpp"
+#include "tpcc/schema.hpp"
+
+namespace dbrepro {
+
+struct EngineOptions {
+  u32 page_size = 8192;
+  size_t capacity_pages = 1 << 16;  // buffer pool frames reserved (address space only)
+  std::string log_path;             // the log file of a flushing disk log
+};
+
+template <class S, class Meter = NullMeter>
+class Engine {
+ public:
+  using StackType = S;
+  using KeyCompare = typename S::KeyCompare;
+  using Latching = typename S::Latching;
+  using Pages = typename S::Pages;
+  using Heap = HeapFile<Pages, Latching>;
+  using Index = BTree<KeyCompare, Pages, typename S::LsnPolicy>;
+  using Directory = Catalog<Heap, Index>;
+  using Entry = typename Directory::Entry;
+
+  explicit Engine(const EngineOptions& options, Meter meter = Meter{})
+      : pages_(options.page_size, options.capacity_pages), log_(options.log_path), meter_(std::move(meter)) {}
+  explicit Engine(u32 page_size) : Engine(with_page_size(page_size)) {}
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  Pages& pages() { return pages_; }
+  size_t database_pages() const { return pages_.page_count(); }
+  size_t database_bytes() const { return pages_.bytes(); }
+  Directory& catalog() { return catalog_; }
+  Meter& meter() { return meter_; }
+  const typename S::Log& log() const { return log_; }
+
+  // Creates the storage for Row and registers it in the catalog.
+  template <class Row>
+  Entry& create_table() {
+    std::unique_ptr<Heap> heap;
+    std::unique_ptr<Index> index;
+    if constexpr (!tpcc::kIsIndexOnly<Row>) heap = std::make_unique<Heap>(pages_);
+    if constexpr (!tpcc::kIsHeapOnly<Row>) index = std::make_unique<Index>(pages_, Row::kLayout);
+    u32 row_size = 0;
+    if constexpr (!tpcc::kIsIndexOnly<Row>) row_size = sizeof(Row);
+    return catalog_.create(Row::kName, row_size, std::move(heap), std::move(index));
+  }
+
+  // ---- Transaction boundaries -------------------------------------------
+
+  [[gnu::noinline]] void begin() {
+    PhaseScope<Meter> scope(meter_, Phase::kBegin);
+    txn_ = sessions_.begin();
+  }
+
+  [[gnu::noinline]] void commit() {
+    PhaseScope<Meter> scope(meter_, Phase::kCommit);
+    log_.commit(txn_);
+    locks_.release_all(txn_);
+    sessions_.end(txn_);
+    txn_ = nullptr;
+  }
+
+  // A user abort of a two-phase transaction: nothing was written, so there is
+  // nothing to undo; the locks go and the log notes the abort.
+  [[gnu::noinline]] void abort() {
+    PhaseScope<Meter> scope(meter_, Phase::kCommit);
+    log_.abort(txn_);
+    locks_.release_all(txn_);
+    sessions_.end(txn_);
+    txn_ = nullptr;
+  }
+
+  template <class Row>
+  class Table;
+
+ private:
+  static EngineOptions with_page_size(u32 page_size) {
+    EngineOptions options;
+    options.page_size = page_size;
+    return options;
+  }
+
+  static constexpr u64 kRecordLockSpace = u64{1} << 63;  // record-id locks apart from key locks
+
+  static LockMode intention(LockMode mode) { return mode == LockMode::kX ? LockMode::kIX : LockMode::kIS; }
+
+  // The directory lookup of a general engine: find the table by name, under
+  // the catalog's latch, on every access (E1's "dir lookup" switch caches it).
+  Entry& resolve(const char* name, Entry* cached) {
+    if constexpr (S::Directory::kCached) {
+      return *cached;
+    } else {
+      LatchGuard guard(catalog_latch_);
+      return catalog_.lookup(name);
+    }
+  }
+
+  // ---- Phase functions ---------------------------------------------------
+
+  // B+tree lookup of a key, with its intention and key locks.
+  template <class Row>
+  [[gnu::noinline]] bool phase_lookup(Table<Row>& table, PackedKey key, LockMode mode, u64* value) {
+    PhaseScope<Meter> scope(meter_, Phase::kLookup);
+    Entry& entry = resolve(Row::kName, table.cached_);
+    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, intention(mode));
+    locks_.lock(txn_, LockId{entry.id, key}, mode);
+    return entry.index->lookup(key, value);
+  }
+
+  template <class Row>
+  [[gnu::noinline]] PinnedRecord phase_pin(Table<Row>& table, RecordId rid, LatchMode mode) {
+    PhaseScope<Meter> scope(meter_, Phase::kPin);
+    return resolve(Row::kName, table.cached_).heap->fix(rid, mode);
+  }
+
+  template <class Row>
+  [[gnu::noinline]] void phase_unpin(Table<Row>& table, RecordId rid, const PinnedRecord& pinned, LatchMode mode) {
+    PhaseScope<Meter> scope(meter_, Phase::kPin);
+    resolve(Row::kName, table.cached_).heap->unfix(rid, pinned, mode);
+  }
+
+  // In-place update of a pinned record: before-image, change, log record,
+  // page LSN.
+  template <class Row, class Fn>
+  [[gnu::noinline]] void phase_update(Table<Row>& table, RecordId rid, const PinnedRecord& pinned, Fn& change) {
+    PhaseScope<Meter> scope(meter_, Phase::kUpdate);
+    log_.before_update(txn_, pinned.record, sizeof(Row));
+    change(*reinterpret_cast<Row*>(pinned.record));
+    const Lsn lsn = log_.log_update(txn_, table.id_, rid, pinned.record, sizeof(Row));
+    S::LsnPolicy::stamp(pinned.page, lsn);
+  }
+
+  // Record creation: a slot in the heap file, its lock, its log record.
+  template <class Row>
+  [[gnu::noinline]] RecordId phase_create(Table<Row>& table, const Row& row) {
+    PhaseScope<Meter> scope(meter_, Phase::kCreate);
+    Entry& entry = resolve(Row::kName, table.cached_);
+    const RecordId rid = entry.heap->create(&row, sizeof(Row), [&](RecordId created, std::byte* page) {
+      const Lsn lsn = log_.log_create(txn_, entry.id, created, &row, sizeof(Row));
+      S::LsnPolicy::stamp(page, lsn);
+    });
+    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
+    locks_.lock(txn_, LockId{entry.id, kRecordLockSpace | rid.pack()}, LockMode::kX);
+    return rid;
+  }
+
+  // B+tree insert of a key, with its locks and log record (logged first).
+  template <class Row>
+  [[gnu::noinline]] bool phase_insert(Table<Row>& table, PackedKey key, u64 value) {
+    PhaseScope<Meter> scope(meter_, Phase::kInsert);
+    Entry& entry = resolve(Row::kName, table.cached_);
+    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
+    locks_.lock(txn_, LockId{entry.id, key}, LockMode::kX);
+    const Lsn lsn = log_.log_index_insert(txn_, entry.id, key, value);
+    return entry.index->insert(key, value, lsn);
+  }
+
+  template <class Row>
+  [[gnu::noinline]] bool phase_erase(Table<Row>& table, PackedKey key) {
+    PhaseScope<Meter> scope(meter_, Phase::kInsert);
+    Entry& entry = resolve(Row::kName, table.cached_);
+    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
+    locks_.lock(txn_, LockId{entry.id, key}, LockMode::kX);
+    return entry.index->erase(key);
+  }
+
+  // A range scan locks the whole table (index) in shared mode.
+  template <class Row>
+  [[gnu::noinline]] typename Index::Cursor phase_open_scan(Table<Row>& table, PackedKey from) {
+    PhaseScope<Meter> scope(meter_, Phase::kLookup);
+    Entry& entry = resolve(Row::kName, table.cached_);
+    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kS);
+    return entry.index->seek(from);
+  }
+
+  Pages pages_;
+  Directory catalog_;
+  typename Latching::Mutex catalog_latch_;
+  typename S::Log log_;
+  typename S::Locks locks_;
+  typename S::Sessions sessions_;
+  Meter meter_;
+  Transaction* txn_ = nullptr;
+};
+
+// The storage adapter for one table.
+template <class S, class Meter>
+template <class Row>
+class Engine<S, Meter>::Table {
+ public:
+  using Key = typename Row::Key;
+
+  explicit Table(Engine& engine) : engine_(&engine), cached_(&engine.template create_table<Row>()), id_(cached_->id) {}
+
+  // Creates the record and adds its key to the index; false if the key exists
+  // (the record then stays unreferenced: dead space).
+  bool insert(const Key& key, const Row& row) {
+    static_assert(!tpcc::kIsIndexOnly<Row> && !tpcc::kIsHeapOnly<Row>);
+    const RecordId rid = engine_->phase_create(*this, row);
+    return engine_->phase_insert(*this, Row::pack(key), rid.pack());
+  }
+
+  // For tables without a key (HISTORY): record creation only.
+  void insert(const Row& row) {
+    static_assert(tpcc::kIsHeapOnly<Row>);
+    engine_->phase_create(*this, row);
+  }
+
+  // For index-only entries (secondary indexes): the key is the row.
+  bool insert(const Key& key) {
+    static_assert(tpcc::kIsIndexOnly<Row>);
+    return engine_->phase_insert(*this, Row::pack(key), 0);
+  }
+
+  // Calls fn(const Row&) on the row with this key; false if there is none.
+  template <class Fn>
+  bool lookup1(const Key& key, Fn&& fn) {
+    u64 value;
+    if (!engine_->phase_lookup(*this, Row::pack(key), LockMode::kS, &value)) return false;
+    const RecordId rid = RecordId::unpack(value);
+    const PinnedRecord pinned = engine_->phase_pin(*this, rid, LatchMode::kShared);
+    fn(*reinterpret_cast<const Row*>(pinned.record));
+    engine_->phase_unpin(*this, rid, pinned, LatchMode::kShared);
+    return true;
+  }
+
+  // Calls fn(Row&) on the row with this key, in place; false if there is none.
+  template <class Fn>
+  bool update1(const Key& key, Fn&& fn) {
+    u64 value;
+    if (!engine_->phase_lookup(*this, Row::pack(key), LockMode::kX, &value)) return false;
+    const RecordId rid = RecordId::unpack(value);
+    const PinnedRecord pinned = engine_->phase_pin(*this, rid, LatchMode::kExclusive);
+    engine_->phase_update(*this, rid, pinned, fn);
+    engine_->phase_unpin(*this, rid, pinned, LatchMode::kExclusive);
+    return true;
+  }
+
+  // Ascending from the first key >= from: fn(const Key&, const Row&) for
+  // tables, fn(const Key&) for index-only entries; stops when fn returns false.
+  template <class Fn>
+  void scan(const Key& from, Fn&& fn) {
+    for (auto cursor = engine_->phase_open_scan(*this, Row::pack(from)); cursor.valid(); cursor.next()) {
+      const Key key = Row::unpack(cursor.key());
+      if constexpr (tpcc::kIsIndexOnly<Row>) {
+        if (!fn(key)) return;
+      } else {
+        const RecordId rid = RecordId::unpack(cursor.value());
+        const PinnedRecord pinned = engine_->phase_pin(*this, rid, LatchMode::kShared);
+        const bool more = fn(key, *reinterpret_cast<const Row*>(pinned.record));
+        engine_->phase_unpin(*this, rid, pinned, LatchMode::kShared);
+        if (!more) return;
+      }
+    }
+  }
+
+  // Removes the key from the index (the record's space is not reclaimed).
+  bool erase(const Key& key) { return engine_->phase_erase(*this, Row::pack(key)); }
+
+  // Bulk load outside any transaction: storage only, no locks, no log.
+  void load(const Key& key, const Row& row) {
+    const RecordId rid = cached_->heap->create(&row, sizeof(Row));
+    cached_->index->insert(Row::pack(key), rid.pack());
+  }
+  void load(const Row& row) { cached_->heap->create(&row, sizeof(Row)); }
+  void load(const Key& key) { cached_->index->insert(Row::pack(key), 0); }
+
+  u64 size() const { return cached_->index ? cached_->index->size() : cached_->heap->record_count(); }
+
+ private:
+  friend class Engine;
+  Engine* engine_;
+  Entry* cached_;  // the directory entry, used directly only by a cached-directory stack
+  u16 id_;
+};
+
+// The bare paged engine: storage only, every removable component removed.
+template <class KeyCompare>
+using BareStack = Stack<KeyCompare, NeverFlush, MainLogOff, NoLsn, LockingOff, NoLatching, DirectoryCached,
+                        PageAccessDirect, SessionsSingle>;
+template <class KeyCompare>
+using PagedEngine = Engine<BareStack<KeyCompare>>;
+
+}  // namespace dbrepro
