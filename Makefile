@@ -15,7 +15,7 @@ help:
 	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/"
 	@echo "make test                              C++ (GoogleTest) and Python (pytest) suites"
 	@echo "make build                             rebuild the engine and the Python extension"
-	@echo "make bench                             single-thread TPC-C throughput and instructions/txn"
+	@echo "make bench                             TPC-C throughput, instructions/txn, E1 ladder counts"
 	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
 
 # System packages, then a virtual environment with the build tools, then the
@@ -58,6 +58,7 @@ test-fast: build
 
 bench: build
 	$(PY) benchmarks/tpcc_single_thread.py
+	$(PY) benchmarks/looking_glass_ladder.py
 
 clean:
 	rm -rf build

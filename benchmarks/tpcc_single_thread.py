@@ -13,18 +13,12 @@ mix on one warehouse:
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 
-import dbrepro
 import dbrepro.provenance
-from dbrepro import tpcc
+from dbrepro import callgrind, tpcc
 
 MIX = {"new_order": 0.5, "payment": 0.5}
 TIMED_SYMBOLS = {"new_order": "execute_new_order", "payment": "execute_payment"}
@@ -49,40 +43,22 @@ def measure_throughput(repeats: int, transactions: int, warehouses: int) -> None
 
 
 def count_instructions(transactions: int, warehouses: int) -> None:
-    native = dbrepro.native_executable()
-    valgrind = shutil.which("valgrind")
-    if valgrind is None or native is None:
-        print("instructions: skipped (needs valgrind and the dbrepro-native driver)")
+    why = callgrind.available()
+    if why:
+        print(f"instructions: skipped ({why})")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
-        cmd += [f"--toggle-collect=*{symbol}*" for symbol in TIMED_SYMBOLS.values()]
-        cmd += [native, "tpcc", "--warehouses", str(warehouses), "--transactions", str(transactions),
-                "--variant", "paper", "--seed", "1", "--no-consistency",
-                "--mix", ",".join(f"{k}={v}" for k, v in MIX.items())]
-        print(f"instructions: callgrind on {os.path.basename(native)} ({transactions} transactions; "
-              "loading under valgrind takes a while)...", flush=True)
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        result = json.loads(proc.stdout)
-        annotate = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
-                                  capture_output=True, text=True, check=True).stdout
+    command = [str(callgrind.native_path()), "tpcc", "--warehouses", str(warehouses),
+               "--transactions", str(transactions), "--variant", "paper", "--seed", "1", "--no-consistency",
+               "--mix", ",".join(f"{k}={v}" for k, v in MIX.items())]
+    print(f"instructions: callgrind on dbrepro-native ({transactions} transactions)...", flush=True)
+    profile = callgrind.profile(command, collect=[f"*{symbol}*" for symbol in TIMED_SYMBOLS.values()])
+    result = callgrind.native_json(profile)
     for name, symbol in TIMED_SYMBOLS.items():
-        ir = inclusive_ir(annotate, symbol)
+        instructions = profile.inclusive(rf"::{symbol}<")
         stats = result["per_type"][name]
         attempted = stats["commits"] + stats["aborts"]
-        print(f"  {name}: {ir / attempted:,.0f} instructions per transaction "
+        print(f"  {name}: {instructions / attempted:,.0f} instructions per transaction "
               f"({attempted} attempted, {stats['aborts']} user aborts)")
-
-
-def inclusive_ir(annotate_output: str, symbol: str) -> int:
-    """Inclusive instruction count of the function whose name contains symbol."""
-    for line in annotate_output.splitlines():
-        if symbol in line:
-            match = re.match(r"\s*([\d,]+)", line)
-            if match:
-                return int(match.group(1).replace(",", ""))
-    raise RuntimeError(f"callgrind_annotate printed no line for {symbol}")
 
 
 def main() -> int:

@@ -26,10 +26,13 @@ class WriteAheadLog {
   }
 
   Lsn log_update(Transaction* txn, u16 table, RecordId rid, const std::byte* row, size_t length) {
+    // The changed byte range: compare a word at a time, then bytes.
     const std::byte* before = txn->before_image.data();
     size_t first = 0;
+    while (first + 8 <= length && load_word(before + first) == load_word(row + first)) first += 8;
     while (first < length && before[first] == row[first]) ++first;
     size_t last = length;
+    while (last >= first + 8 && load_word(before + last - 8) == load_word(row + last - 8)) last -= 8;
     while (last > first && before[last - 1] == row[last - 1]) --last;
     LogRecordHeader h = header(txn, LogType::kUpdate, table, rid);
     h.offset = static_cast<u16>(first);
@@ -64,6 +67,11 @@ class WriteAheadLog {
   u64 syncs() const { return buffer_.disk().syncs(); }
 
  private:
+  static u64 load_word(const std::byte* p) {
+    u64 word;
+    std::memcpy(&word, p, sizeof(word));
+    return word;
+  }
   static LogRecordHeader header(Transaction* txn, LogType type, u16 table, RecordId rid) {
     return LogRecordHeader{0, txn->last_lsn, txn->id, type, table, 0, rid.page, rid.slot, 0};
   }

@@ -56,7 +56,7 @@ class SlottedPage {
   u16 insert(const void* data, u16 length) {
     SlottedPageHeader& h = header();
     h.free_end = static_cast<u16>((h.free_end - length) & ~(kAlign - 1));
-    std::memcpy(page_ + h.free_end, data, length);
+    if (length > 0) std::memcpy(page_ + h.free_end, data, length);  // data may be null when empty
     slots()[h.slot_count] = Slot{h.free_end, length};
     return h.slot_count++;
   }
