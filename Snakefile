@@ -24,6 +24,7 @@ validate(config, os.path.join(workflow.basedir, "config", "schema", "config.sche
 # to STUDY_TARGETS.
 include: "workflows/common.smk"
 include: "workflows/tpcc.smk"
+include: "workflows/looking_glass.smk"
 
 
 rule all:

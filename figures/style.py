@@ -67,3 +67,17 @@ def save(fig, paths) -> list[Path]:
         written.append(path)
     plt.close(fig)
     return written
+
+
+def table_figure_main(plot, doc: str, table_help: str, argv=None) -> int:
+    """The command line of a figure drawn from one CSV table: TABLE OUTPUT..."""
+    import argparse
+
+    import pandas as pd
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("table", help=table_help)
+    parser.add_argument("outputs", nargs="+", help="figure files to write; format from the suffix (.png, .pdf)")
+    args = parser.parse_args(argv)
+    save(plot(pd.read_csv(args.table)), args.outputs)
+    return 0

@@ -7,7 +7,6 @@ Importable: `from figures.tpcc_throughput import plot`.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 import pandas as pd
@@ -43,12 +42,7 @@ def plot(table: pd.DataFrame):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("table", help="throughput CSV (results/tables/tpcc/throughput.csv)")
-    parser.add_argument("outputs", nargs="+", help="figure files to write; format from the suffix (.png, .pdf)")
-    args = parser.parse_args(argv)
-    style.save(plot(pd.read_csv(args.table)), args.outputs)
-    return 0
+    return style.table_figure_main(plot, __doc__, "throughput CSV (results/tables/tpcc/throughput.csv)", argv)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from dbrepro import read_record
 
 TPCC_OPTIONS = [
     "--warehouses", "--transactions", "--seconds", "--variant", "--mix", "--seed",
-    "--page-size", "--key-compare", "--out", "--no-progress",
+    "--page-size", "--key-compare", "--stack", "--meter", "--log-dir", "--out", "--no-progress",
 ]
 
 
@@ -80,7 +80,7 @@ def test_tpcc_help_documents_every_option(python):
     assert done.returncode == 0
     for option in TPCC_OPTIONS:
         assert option in done.stdout, option
-    for allowed in ("{paper,spec}", "{generic,integer}", "new_order, payment, order_status"):
+    for allowed in ("{paper,spec}", "{auto,generic,integer}", "{none,perf}", "new_order, payment, order_status"):
         assert allowed in done.stdout, allowed
     assert done.stdout.count("(default:") >= 7
 

@@ -116,3 +116,5 @@ def test_smoke_profile_end_to_end(python, repo, tmp_path):
     assert (figures / "throughput.pdf").read_bytes()[:4] == b"%PDF"
     assert len(list((results / "raw" / "tpcc").glob("rep*/*.json"))) == 4
     assert len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 4
+    # The whole profile ran: every study's claims too (tests/test_looking_glass.py checks them).
+    assert (results / "tables" / "looking_glass" / "claims.csv").is_file()

@@ -77,6 +77,10 @@ def after_previous_repeat(pattern, grid):
     return inputs
 
 
+# A timed run claims every core, so that no other job (a callgrind count, a
+# plot) runs beside it and disturbs its clock.
+TIMED_THREADS = workflow.cores
+
 # Timed rules declare `resources: timed=1` so that no two of them ever run at
 # the same time. If the command line did not limit `timed`, limit it here:
 # an unlimited resource would let timed runs overlap under --cores > 1.

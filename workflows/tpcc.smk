@@ -31,7 +31,7 @@ rule tpcc_run:
     params:
         transactions=TPCC["transactions"],
         seed=TPCC["seed"],
-    threads: 1
+    threads: TIMED_THREADS
     resources:
         timed=1,
     # DBREPRO and PYTHON are used directly, not as params, on purpose: params

@@ -1,6 +1,7 @@
 """The `dbrepro` command line (also `python -m dbrepro`).
 
     dbrepro run tpcc --warehouses 2 --transactions 40000 --out run.json
+    dbrepro run instructions --step 5 --txn-type payment --out count.json
     dbrepro info
 
 Errors in arguments or configuration are one line on stderr and exit code 2;
@@ -112,8 +113,9 @@ def build_parser() -> OneLineErrorParser:
         formatter_class=DefaultsHelpFormatter,
         epilog=(
             "commands:\n"
-            "  run tpcc   run TPC-C on the dbrepro engine and write a raw-run record\n"
-            "  info       print this machine's provenance (versions, CPU, counters) as JSON\n\n"
+            "  run tpcc           run TPC-C on the dbrepro engine and write a raw-run record\n"
+            "  run instructions   count instructions per phase of one looking-glass ladder step\n"
+            "  info               print this machine's provenance (versions, CPU, counters) as JSON\n\n"
             "Run 'dbrepro COMMAND --help' for a command's options."
         ),
     )
@@ -171,10 +173,52 @@ def build_parser() -> OneLineErrorParser:
     add("--no-progress", dest="progress", action="store_false", default=None,
         help="no progress line on stderr (default: shown when stderr is a terminal)")
 
+    _add_instructions_parser(studies)
+
     commands.add_parser(
         "info", help="print provenance (versions, CPU, counters) as JSON", formatter_class=DefaultsHelpFormatter
     )
     return parser
+
+
+def _add_instructions_parser(studies) -> None:
+    from . import looking_glass, tpcc
+
+    parser = studies.add_parser(
+        "instructions",
+        help="E1 looking glass: instructions per transaction phase on one ladder step",
+        description=(
+            "Run one transaction type on one step of the looking-glass removal ladder\n"
+            "(step 0 = full stack ... step 10 = stripped engine, step 11 = optimal kernel),\n"
+            "count its instructions (and cycles) per transaction and phase, print a\n"
+            "summary and write the raw-run record (JSON) to --out. Counts come from the\n"
+            "CPU's counters (perf) where it has them, else from callgrind (cycles then\n"
+            "estimated); the record says which.\n\n"
+            "exit status: 0 ok, 2 bad arguments or the counter backend failed,\n"
+            "130 interrupted (nothing written)"
+        ),
+        formatter_class=DefaultsHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--step", type=_integer, required=True, metavar="N",
+        help=f"ladder step, an integer in 0..{looking_glass.OPTIMAL_STEP} "
+             f"({looking_glass.OPTIMAL_STEP} = the optimal kernel) (required)")
+    add("--txn-type", type=_choice(*looking_glass.TXN_TYPES), required=True,
+        metavar="{" + ",".join(looking_glass.TXN_TYPES) + "}", help="transaction type to run, alone (required)")
+    add("--transactions", type=_integer, default=1000, metavar="N",
+        help="transactions to count over, an integer >= 1; counts are per transaction")
+    add("--warehouses", type=_integer, default=1, metavar="N",
+        help=f"TPC-C scale factor, an integer in 1..{tpcc.WAREHOUSES_MAX}")
+    add("--seed", type=_integer, default=1, metavar="N", help="random seed, an integer >= 0")
+    add("--variant", type=_choice(*tpcc.VARIANTS), default="paper", metavar="{" + ",".join(tpcc.VARIANTS) + "}",
+        help="transaction inputs: paper = simplified New Order/Payment of Harizopoulos et al. 2008, "
+             "spec = TPC-C specification")
+    add("--backend", type=_choice(*looking_glass.BACKENDS), default="auto",
+        metavar="{" + ",".join(looking_glass.BACKENDS) + "}",
+        help="instruction counter: perf = CPU counters, callgrind = valgrind; auto = perf where available")
+    add("--no-cycles", dest="cycles", action="store_false", default=True,
+        help="count instructions only (callgrind: skips the slower cache/branch simulation)")
+    add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
 
 
 # ---------------------------------------------------------------------------
@@ -289,6 +333,72 @@ def run_tpcc(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def instruction_summary_lines(count) -> list[str]:
+    config, metrics = count.result.config, count.result.metrics
+    label = {entry["step"]: entry["label"] for entry in _ladder_or_empty()}.get(config["step"], "")
+    cycles = metrics.get("cycles") or {}
+    estimated = " (estimated)" if cycles and metrics["backend"] == "callgrind" else ""
+    lines = [
+        f"instructions: step {config['step']}" + (f" ({label})" if label else "")
+        + f", stack {config['stack']}, {config['txn_type']}, {metrics['attempted']} transactions "
+        f"({metrics['aborts']} aborted), {config['warehouses']} warehouse(s), seed {config['seed']}",
+        f"backend: {metrics['backend']} ({metrics['backend_reason']}); per transaction:",
+        f"  {'phase':<10} {'instructions':>14}" + (f" {'cycles' + estimated:>20}" if cycles else ""),
+    ]
+    for phase, value in metrics["instructions"].items():
+        line = f"  {phase:<10} {value:>14,.0f}"
+        if cycles:
+            line += f" {cycles.get(phase, 0.0):>20,.0f}"
+        lines.append(line)
+    total = f"  {'total':<10} {metrics['instructions_total']:>14,.0f}"
+    if cycles:
+        total += f" {metrics['cycles_total']:>20,.0f}"
+    lines.append(total)
+    return lines
+
+
+def _ladder_or_empty() -> list[dict]:
+    from . import looking_glass
+
+    try:
+        return looking_glass.ladder()
+    except (ImportError, AttributeError):
+        return []
+
+
+def run_instructions(args: argparse.Namespace) -> int:
+    from . import looking_glass, tpcc
+    from .records import write_record
+
+    _check_writable(args.out)  # fail now, not after a long count
+    if args.transactions < 1:  # the API's general message would mention --seconds, which this command lacks
+        raise CliError(f"--transactions: must be an integer >= 1, got {args.transactions}")
+    try:
+        count = looking_glass.count_instructions(
+            args.step,
+            args.txn_type,
+            transactions=args.transactions,
+            warehouses=args.warehouses,
+            seed=args.seed,
+            variant=args.variant,
+            backend=args.backend,
+            cycles=args.cycles,
+        )
+    except tpcc.ConfigError as error:
+        raise CliError(f"{_option_name(error.parameter)}: {error.reason}") from None
+    except ValueError as error:
+        raise CliError(_engine_error_line(error)) from None
+    except RuntimeError as error:  # valgrind missing or failed; no counters for perf
+        raise CliError(str(error).splitlines()[0]) from None
+
+    try:
+        path = write_record(count.result, args.out)
+    except OSError as error:
+        raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
+    print_lines([*instruction_summary_lines(count), f"record: {path}"])
+    return EXIT_OK
+
+
 def show_info(_args: argparse.Namespace) -> int:
     from . import provenance
 
@@ -301,6 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "info":
             return show_info(args)
+        if args.study == "instructions":
+            return run_instructions(args)
         return run_tpcc(args)
     except CliError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)

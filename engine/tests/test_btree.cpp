@@ -39,8 +39,16 @@ template <class Pages>
                                 std::optional<u64> hi, std::set<PageId>& seen, TreeShape& shape) {
   if (pid >= pages.page_count()) return ::testing::AssertionFailure() << "child page " << pid << " out of range";
   if (!seen.insert(pid).second) return ::testing::AssertionFailure() << "page " << pid << " reached twice";
-  Node n(pages.fix(pid), cap);
+  std::byte* page = pages.fix(pid, LatchMode::kShared);
+  Node n(page, cap);
   const u32 count = n.count();
+  // Levels count up from the leaves (0); latch coupling relies on them.
+  const int level = n.header().level;
+  if (level != height - depth) {
+    pages.unfix(pid, page, LatchMode::kShared);
+    return ::testing::AssertionFailure() << "page " << pid << " at depth " << depth << " of " << height << " has level "
+                                         << level << ", expected " << height - depth;
+  }
   if (count > cap) return ::testing::AssertionFailure() << "page " << pid << " count " << count << " > capacity";
   for (u32 i = 0; i < count; ++i) {
     const u64 k = n.keys()[i];
@@ -56,7 +64,7 @@ template <class Pages>
     shape.leaves.push_back(pid);
     shape.entries += count;
     if (count == 0) ++shape.empty_leaves;
-    pages.unfix(pid);
+    pages.unfix(pid, page, LatchMode::kShared);
     return ::testing::AssertionSuccess();
   }
   if (depth >= height)
@@ -65,7 +73,7 @@ template <class Pages>
   ++shape.inner_nodes;
   std::vector<u64> keys(n.keys(), n.keys() + count);
   std::vector<u64> children(n.values(), n.values() + count + 1);
-  pages.unfix(pid);
+  pages.unfix(pid, page, LatchMode::kShared);
   for (u32 i = 0; i <= count; ++i) {
     const std::optional<u64> clo = i == 0 ? lo : std::optional<u64>(keys[i - 1]);
     const std::optional<u64> chi = i == count ? hi : std::optional<u64>(keys[i]);
@@ -84,10 +92,11 @@ template <class Tree, class Pages>
   if (shape.entries != tree.size())
     return ::testing::AssertionFailure() << "leaves hold " << shape.entries << " entries, size() " << tree.size();
   for (size_t i = 0; i < shape.leaves.size(); ++i) {
-    Node n(pages.fix(shape.leaves[i]), tree.node_capacity());
+    std::byte* page = pages.fix(shape.leaves[i], LatchMode::kShared);
+    Node n(page, tree.node_capacity());
     const PageId expect = i + 1 < shape.leaves.size() ? shape.leaves[i + 1] : kInvalidPage;
     const PageId next = n.header().next;
-    pages.unfix(shape.leaves[i]);
+    pages.unfix(shape.leaves[i], page, LatchMode::kShared);
     if (next != expect)
       return ::testing::AssertionFailure() << "leaf " << shape.leaves[i] << " next " << next << ", expected " << expect;
   }
@@ -96,7 +105,7 @@ template <class Tree, class Pages>
 }
 
 template <class Tree>
-::testing::AssertionResult scan_equals(const Tree& tree, const Model& model) {
+::testing::AssertionResult scan_equals(Tree& tree, const Model& model) {
   auto it = model.begin();
   u64 n = 0;
   for (auto c = tree.begin(); c.valid(); c.next(), ++it, ++n) {
@@ -113,7 +122,7 @@ template <class Tree>
 
 // Up to limit entries from seek(from) equal model.lower_bound(from) onwards.
 template <class Tree>
-::testing::AssertionResult range_equals(const Tree& tree, const Model& model, u64 from, size_t limit) {
+::testing::AssertionResult range_equals(Tree& tree, const Model& model, u64 from, size_t limit) {
   auto it = model.lower_bound(from);
   auto c = tree.seek(from);
   for (size_t n = 0; n < limit; ++n, ++it, c.next()) {
@@ -675,91 +684,289 @@ TEST(BTreeFullWidthKeys, Integer64) { full_width_keys<IntegerKeyCompare>(KeyLayo
 TEST(BTreeFullWidthKeys, Integer32x32) { full_width_keys<IntegerKeyCompare>(KeyLayout{32, 32}, 8192, 6); }
 
 // ---------------------------------------------------------------------------
-// Fix/unfix balance. With a buffer pool behind the Pages interface every fix
-// pins a page until its unfix; a B+tree operation must leave no page pinned.
+// Fix/unfix balance and latch discipline. With a buffer pool behind the Pages
+// interface every fix pins a page until its unfix; a B+tree operation must
+// leave no page pinned, unfix each page with the address and mode it fixed it
+// with, and never fix a page that the thread already holds in a conflicting
+// mode (with real latches the thread would wait for itself forever).
 
 class CountingPages {
  public:
   explicit CountingPages(u32 page_size) : store_(page_size) {}
+
   PageId allocate() {
     const PageId pid = store_.allocate();
-    pins_.resize(store_.page_count(), 0);
+    pins_.resize(store_.page_count());
+    std::byte* page = store_.fix(pid, LatchMode::kShared);
+    addresses_.resize(store_.page_count());
+    addresses_[pid] = page;
+    store_.unfix(pid, page, LatchMode::kShared);
     return pid;
   }
-  std::byte* fix(PageId pid) {
-    ++pins_.at(pid);
-    return store_.fix(pid);
+  std::byte* fix(PageId pid, LatchMode mode) {
+    Pins& p = pins_.at(pid);
+    const bool exclusive = mode == LatchMode::kExclusive;
+    if (exclusive ? (p.shared > 0 || p.exclusive > 0) : p.exclusive > 0)
+      error("page " + std::to_string(pid) + " fixed " + name(mode) + " while already held " +
+            (p.exclusive > 0 ? "exclusive" : "shared"));
+    ++(exclusive ? p.exclusive : p.shared);
+    ++fixes_;
+    if (exclusive) ++exclusive_fixes_;
+    ++held_;
+    max_held_ = std::max(max_held_, held_);
+    return store_.fix(pid, mode);
   }
-  void unfix(PageId pid) { --pins_.at(pid); }
+  void unfix(PageId pid, std::byte* page, LatchMode mode) {
+    Pins& p = pins_.at(pid);
+    long& count = mode == LatchMode::kExclusive ? p.exclusive : p.shared;
+    if (page != addresses_.at(pid)) error("page " + std::to_string(pid) + " unfixed with the wrong address");
+    if (count == 0) {
+      error("page " + std::to_string(pid) + " unfixed " + name(mode) + " without a matching fix");
+      return;
+    }
+    --count;
+    --held_;
+    store_.unfix(pid, page, mode);
+  }
   u32 page_size() const { return store_.page_size(); }
   size_t page_count() const { return store_.page_count(); }
-  long outstanding() const {
-    long total = 0;
-    for (long p : pins_) total += p;
-    return total;
+
+  long outstanding() const { return held_; }  // fixes not yet unfixed
+  long max_held() const { return max_held_; }  // most pages held at once since mark()
+  u64 fixes() const { return fixes_; }
+  u64 exclusive_fixes() const { return exclusive_fixes_; }
+  // Starts a new measurement window (does not forget outstanding fixes).
+  void mark() {
+    max_held_ = held_;
+    fixes_ = exclusive_fixes_ = 0;
   }
-  void reset() { std::fill(pins_.begin(), pins_.end(), 0); }
+  ::testing::AssertionResult clean() const {
+    if (!errors_.empty()) return ::testing::AssertionFailure() << errors_.size() << " errors, first: " << errors_[0];
+    if (held_ != 0) return ::testing::AssertionFailure() << held_ << " fixes without unfix";
+    return ::testing::AssertionSuccess();
+  }
 
  private:
+  struct Pins {
+    long shared = 0;
+    long exclusive = 0;
+  };
+  static const char* name(LatchMode mode) { return mode == LatchMode::kExclusive ? "exclusive" : "shared"; }
+  void error(const std::string& e) { errors_.push_back(e); }
+
   PageStore store_;
-  std::vector<long> pins_;
+  std::vector<Pins> pins_;
+  std::vector<std::byte*> addresses_;
+  std::vector<std::string> errors_;
+  long held_ = 0;
+  long max_held_ = 0;
+  u64 fixes_ = 0;
+  u64 exclusive_fixes_ = 0;
 };
 
 using PinTree = BTree<IntegerKeyCompare, CountingPages>;
 constexpr KeyLayout kPinLayout{32, 32};
 
+TEST(PinBalance, CheckerCatchesMistakes) {
+  // The checker itself: an unmatched unfix, a leftover fix, a self-conflicting fix.
+  CountingPages pages(1024);
+  const PageId a = pages.allocate();
+  EXPECT_TRUE(pages.clean());
+  std::byte* p = pages.fix(a, LatchMode::kShared);
+  EXPECT_FALSE(pages.clean()) << "a leftover fix went unnoticed";
+  pages.fix(a, LatchMode::kShared);  // two shared fixes of one page are fine
+  pages.unfix(a, p, LatchMode::kShared);
+  pages.unfix(a, p, LatchMode::kShared);
+  EXPECT_TRUE(pages.clean());
+  pages.fix(a, LatchMode::kShared);
+  pages.fix(a, LatchMode::kExclusive);
+  pages.unfix(a, p, LatchMode::kExclusive);
+  pages.unfix(a, p, LatchMode::kShared);
+  EXPECT_FALSE(pages.clean()) << "exclusive fix of a page held shared went unnoticed";
+  CountingPages other(1024);
+  const PageId b = other.allocate();
+  std::byte* q = other.fix(b, LatchMode::kExclusive);
+  other.unfix(b, q, LatchMode::kShared);
+  EXPECT_FALSE(other.clean()) << "unfix in the wrong mode went unnoticed";
+}
+
 TEST(PinBalance, BTreeConstructor) {
   CountingPages pages(1024);
   PinTree tree(pages, kPinLayout);
-  EXPECT_EQ(pages.outstanding(), 0) << "the constructor leaves the root pinned";
+  EXPECT_GT(pages.fixes(), 0u);
+  EXPECT_TRUE(pages.clean()) << "the constructor leaves the root pinned";
 }
 
-TEST(PinBalance, BTreeLookupUpdateEraseInsert) {
+TEST(PinBalance, BTreeOperationsOnARootLeaf) {
   CountingPages pages(1024);
   PinTree tree(pages, kPinLayout);
-  pages.reset();
-  tree.insert(1, 1);
-  EXPECT_EQ(pages.outstanding(), 0) << "insert (no split) leaves pins";
-  pages.reset();
-  tree.insert(1, 1);
-  EXPECT_EQ(pages.outstanding(), 0) << "duplicate insert leaves pins";
-  pages.reset();
-  tree.lookup(1, nullptr);
-  EXPECT_EQ(pages.outstanding(), 0) << "lookup leaves pins";
-  pages.reset();
-  tree.update(1, 2);
-  EXPECT_EQ(pages.outstanding(), 0) << "update leaves pins";
-  pages.reset();
-  tree.erase(1);
-  EXPECT_EQ(pages.outstanding(), 0) << "erase leaves pins";
+  ASSERT_TRUE(tree.insert(1, 1));
+  EXPECT_TRUE(pages.clean()) << "insert (no split)";
+  ASSERT_FALSE(tree.insert(1, 1));
+  EXPECT_TRUE(pages.clean()) << "duplicate insert";
+  pages.mark();
+  ASSERT_TRUE(tree.lookup(1, nullptr));
+  EXPECT_TRUE(pages.clean()) << "lookup";
+  EXPECT_EQ(pages.max_held(), 1);
+  EXPECT_EQ(pages.exclusive_fixes(), 0u) << "a lookup latches exclusively";
+  ASSERT_FALSE(tree.lookup(2, nullptr));
+  EXPECT_TRUE(pages.clean()) << "failed lookup";
+  pages.mark();
+  ASSERT_TRUE(tree.update(1, 2));
+  EXPECT_TRUE(pages.clean()) << "update";
+  EXPECT_EQ(pages.exclusive_fixes(), 1u) << "an update latches exactly the leaf exclusively";
+  ASSERT_FALSE(tree.update(2, 2));
+  EXPECT_TRUE(pages.clean()) << "update of a missing key";
+  ASSERT_TRUE(tree.erase(1));
+  EXPECT_TRUE(pages.clean()) << "erase";
+  ASSERT_FALSE(tree.erase(1));
+  EXPECT_TRUE(pages.clean()) << "erase of a missing key";
+  EXPECT_FALSE(tree.begin().valid());
+  EXPECT_TRUE(pages.clean()) << "cursor on an empty tree";
 }
 
 TEST(PinBalance, BTreeInsertWithSplits) {
   CountingPages pages(1024);
   PinTree tree(pages, kPinLayout);
-  long worst = 0;
+  long worst_excess = 0;
   for (u64 i = 0; i < 20000; ++i) {
-    pages.reset();
-    tree.insert(i * 7919 % 20011, i);
-    worst = std::max(worst, pages.outstanding());
+    pages.mark();
+    ASSERT_TRUE(tree.insert(i * 7919 % 20011, i));
+    ASSERT_TRUE(pages.clean()) << "insert " << i;
+    // The latched path (at most one node per level) plus the new sibling.
+    worst_excess = std::max(worst_excess, pages.max_held() - (tree.height() + 1));
   }
   EXPECT_GE(tree.height(), 3);
-  EXPECT_EQ(worst, 0) << "an insert left pages pinned";
+  EXPECT_LE(worst_excess, 0) << "an insert held more pages than its path and the new sibling";
+  EXPECT_TRUE(check_structure(tree, pages));
+  EXPECT_TRUE(pages.clean()) << "the structure check itself";
+}
+
+TEST(PinBalance, BTreeLatchCouplingOnATallTree) {
+  CountingPages pages(1024);
+  PinTree tree(pages, kPinLayout);
+  for (u64 i = 0; i < 20000; ++i) ASSERT_TRUE(tree.insert(i * 2, i));
+  const int height = tree.height();
+  ASSERT_GE(height, 3);
+  for (u64 i = 0; i < 2000; ++i) {
+    const u64 k = i * 19 % 40000;
+    pages.mark();
+    tree.lookup(k, nullptr);
+    ASSERT_TRUE(pages.clean()) << "lookup " << k;
+    ASSERT_LE(pages.max_held(), 2) << "lookup " << k << ": shared coupling holds a parent and a child at most";
+    ASSERT_EQ(pages.fixes(), static_cast<u64>(height)) << "lookup " << k << ": one fix per level";
+    ASSERT_EQ(pages.exclusive_fixes(), 0u);
+    pages.mark();
+    tree.update(k, i);
+    ASSERT_TRUE(pages.clean()) << "update " << k;
+    ASSERT_LE(pages.max_held(), 2) << "update " << k;
+    ASSERT_EQ(pages.fixes(), static_cast<u64>(height)) << "update " << k;
+    ASSERT_EQ(pages.exclusive_fixes(), 1u) << "update " << k << ": only the leaf exclusively";
+  }
+  for (u64 i = 0; i < 20000; i += 3) {
+    pages.mark();
+    ASSERT_TRUE(tree.erase(i * 2));
+    ASSERT_TRUE(pages.clean()) << "erase " << i * 2;
+    ASSERT_LE(pages.max_held(), 2);
+    ASSERT_EQ(pages.exclusive_fixes(), 1u);
+  }
+  EXPECT_TRUE(check_structure(tree, pages));
+  EXPECT_TRUE(pages.clean());
 }
 
 TEST(PinBalance, BTreeSeekAndScan) {
   CountingPages pages(1024);
   PinTree tree(pages, kPinLayout);
   for (u64 i = 0; i < 5000; ++i) tree.insert(i, i);
-  pages.reset();
+  pages.mark();
   u64 n = 0;
   for (auto c = tree.begin(); c.valid(); c.next()) {
     (void)c.key();
     (void)c.value();
     ++n;
+    ASSERT_EQ(pages.outstanding(), 1) << "a cursor holds exactly its current leaf";
   }
   EXPECT_EQ(n, 5000u);
-  EXPECT_EQ(pages.outstanding(), 0) << "a full scan left pages pinned";
+  EXPECT_TRUE(pages.clean()) << "a full scan left pages pinned";
+  EXPECT_LE(pages.max_held(), 2) << "moving to the next leaf holds two leaves at most";
+  EXPECT_EQ(pages.exclusive_fixes(), 0u);
+
+  // A cursor abandoned in the middle releases its leaf.
+  {
+    auto c = tree.seek(2500);
+    ASSERT_TRUE(c.valid());
+    for (int i = 0; i < 100; ++i) c.next();
+    EXPECT_EQ(c.key(), 2600u);
+    EXPECT_EQ(pages.outstanding(), 1);
+  }
+  EXPECT_TRUE(pages.clean()) << "an abandoned cursor";
+  // Seek past the end.
+  EXPECT_FALSE(tree.seek(999999).valid());
+  EXPECT_TRUE(pages.clean()) << "seek past the end";
+  // Move construction and assignment transfer or release the fix exactly once.
+  {
+    auto a = tree.seek(10);
+    auto b = tree.seek(4000);
+    EXPECT_EQ(pages.outstanding(), 2);
+    a = std::move(b);  // releases a's leaf, takes b's
+    EXPECT_EQ(pages.outstanding(), 1);
+    ASSERT_TRUE(a.valid());
+    EXPECT_EQ(a.key(), 4000u);
+    auto c = std::move(a);
+    EXPECT_EQ(pages.outstanding(), 1);
+    EXPECT_EQ(c.key(), 4000u);
+    auto d = tree.seek(10);  // two cursors on the same leaf share it
+    auto e = tree.seek(11);
+    EXPECT_EQ(pages.outstanding(), 3);
+  }
+  EXPECT_TRUE(pages.clean()) << "moved cursors";
+}
+
+TEST(PinBalance, BTreeScanOverEmptiedLeavesAndRandomOperations) {
+  CountingPages pages(1024);
+  PinTree tree(pages, kPinLayout);
+  Model model;
+  for (u64 i = 0; i < 10000; ++i) {
+    ASSERT_TRUE(tree.insert(i, i));
+    model.emplace(i, i);
+  }
+  for (u64 i = 1000; i < 9000; ++i) {
+    ASSERT_TRUE(tree.erase(i));
+    model.erase(i);
+  }
+  ASSERT_TRUE(pages.clean());
+  pages.mark();
+  ASSERT_TRUE(scan_equals(tree, model));
+  EXPECT_TRUE(pages.clean()) << "scan across emptied leaves";
+  EXPECT_LE(pages.max_held(), 2);
+  auto c = tree.seek(999);
+  c.next();
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key(), 9000u);
+  EXPECT_EQ(pages.outstanding(), 1);
+  c = tree.seek(20000);  // assigning an invalid cursor releases the old leaf
+  EXPECT_TRUE(pages.clean());
+
+  Random rng(77);
+  for (int op = 0; op < 30000; ++op) {
+    const u64 k = static_cast<u64>(rng.uniform(0, 15000));
+    switch (rng.uniform(0, 4)) {
+      case 0:
+      case 1: ASSERT_EQ(tree.insert(k, k + 1), model.emplace(k, k + 1).second); break;
+      case 2: ASSERT_EQ(tree.erase(k), model.erase(k) == 1); break;
+      case 3: {
+        auto it = model.find(k);
+        if (it != model.end()) it->second = k + 2;
+        ASSERT_EQ(tree.update(k, k + 2), it != model.end());
+        break;
+      }
+      default: ASSERT_TRUE(range_equals(tree, model, k, 50));
+    }
+    ASSERT_TRUE(pages.clean()) << "op " << op;
+  }
+  ASSERT_TRUE(scan_equals(tree, model));
+  ASSERT_TRUE(check_structure(tree, pages));
+  EXPECT_TRUE(pages.clean());
 }
 
 }  // namespace

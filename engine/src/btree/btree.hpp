@@ -105,7 +105,7 @@ class BTree {
 
   const KeyLayout& layout() const { return layout_; }
   PageId root() const { return root_.load(std::memory_order_acquire); }
-  int height() const { return height_; }
+  int height() const { return height_.load(std::memory_order_relaxed); }
   u64 size() const { return size_.load(std::memory_order_relaxed); }
   u32 node_capacity() const { return capacity_; }
 
@@ -365,7 +365,7 @@ class BTree {
     root.header().count = 1;
     Stamp::stamp(root_page, lsn);
     root_.store(new_root, std::memory_order_release);
-    ++height_;
+    height_.fetch_add(1, std::memory_order_relaxed);
     pages_->unfix(new_root, root_page, LatchMode::kExclusive);
     pages_->unfix(left.pid, left.page, LatchMode::kExclusive);
   }
@@ -380,7 +380,7 @@ class BTree {
   KeyLayout layout_;
   u32 capacity_;
   std::atomic<PageId> root_{kInvalidPage};
-  int height_ = 0;
+  std::atomic<int> height_{0};
   std::atomic<u64> size_{0};
 };
 

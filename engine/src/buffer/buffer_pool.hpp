@@ -49,7 +49,10 @@ class BufferPool {
   // A new zero-filled page, registered in the page table.
   PageId allocate() {
     const PageId pid = static_cast<PageId>(used_.fetch_add(1));  // frame index == first page id
-    if (pid >= capacity_) throw std::runtime_error("buffer pool: full (" + std::to_string(capacity_) + " pages)");
+    if (pid >= capacity_) {
+      used_.fetch_sub(1);
+      throw std::runtime_error("buffer pool: full (" + std::to_string(capacity_) + " pages)");
+    }
     FrameMeta& frame = frames_[pid];
     frame.pid = pid;
     Bucket& bucket = bucket_of(pid);

@@ -74,7 +74,10 @@ class LockManager {
   static constexpr const char* kName = "lock manager";
 
   explicit LockManager(size_t buckets = 1 << 16, std::chrono::milliseconds timeout = std::chrono::milliseconds(200))
-      : buckets_(buckets), mask_(buckets - 1), timeout_(timeout) {}
+      : buckets_(buckets), mask_(buckets - 1), timeout_(timeout) {
+    if (buckets == 0 || (buckets & (buckets - 1)) != 0)
+      throw std::invalid_argument("lock manager: bucket count must be a power of two");
+  }
 
   void lock(Transaction* txn, LockId id, LockMode mode) {
     Bucket& bucket = buckets_[hash(id) & mask_];

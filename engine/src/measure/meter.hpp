@@ -25,9 +25,13 @@ class PerfMeter {
 
   explicit PerfMeter(PerfCounters& counters) : counters_(&counters) {}
 
-  void enter(Phase) { start_ = counters_->read(); }
+  void enter(Phase) {
+    ++reads_;
+    start_ = counters_->read();
+  }
   void leave(Phase phase) {
     const CounterValues end = counters_->read();
+    ++reads_;
     PhaseTotals& t = totals_[static_cast<int>(phase)];
     t.instructions += end.instructions - start_.instructions - counters_->read_cost().instructions;
     t.cycles += end.cycles - start_.cycles - counters_->read_cost().cycles;
@@ -41,11 +45,13 @@ class PerfMeter {
   };
   const std::array<PhaseTotals, kPhaseCount>& totals() const { return totals_; }
   void reset() { totals_ = {}; }
+  u64 reads() const { return reads_; }
 
  private:
   PerfCounters* counters_;
   CounterValues start_{};
   std::array<PhaseTotals, kPhaseCount> totals_{};
+  u64 reads_ = 0;
 };
 
 template <class Meter>

@@ -1,0 +1,327 @@
+"""Study looking_glass (E1): the `dbrepro run instructions` command, the
+workflow (dry runs, and the smoke profile end to end), and the removal
+ladder's behaviour that the paper's findings rest on.
+
+Counts come from callgrind where the CPU has no counters; they are
+deterministic, so the behavioural tests assert on them directly.
+"""
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import pandas as pd
+import pytest
+import yaml
+
+from dbrepro import looking_glass, read_record
+
+PROFILES = ["smoke", "quick", "full"]
+STEPS = list(range(12))
+OPTIMAL = 11
+TXN_TYPES = ["new_order", "payment"]
+PAPER_FILE = "workflows/data/looking_glass_paper.yaml"
+FIGURES = ["fig5_payment", "fig6_new_order", "fig7_switches", "fig8_instructions_vs_cycles", "throughput_ladder"]
+TABLES = ["instructions", "switches", "components", "ladder", "claims"]
+# Small, and enough for every phase of both transaction types to run.
+COUNT_TRANSACTIONS = 200
+
+
+def snakemake(python, repo, workdir, *args):
+    return python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir), *args)
+
+
+def profile(repo, name):
+    return repo / "config" / "profiles" / f"{name}.yaml"
+
+
+def job_count(output: str, rule: str) -> int:
+    match = re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
+# ---------------------------------------------------------------------------
+# The command line
+
+
+def test_run_instructions_writes_a_record(python, tmp_path):
+    out = tmp_path / "counts" / "step11_payment.json"
+    done = python(
+        "-m", "dbrepro", "run", "instructions", "--step", "11", "--txn-type", "payment",
+        "--transactions", "50", "--seed", "3", "--no-cycles", "--out", str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "total" in done.stdout and "record:" in done.stdout
+    record = read_record(out)
+    assert record["kind"] == looking_glass.KIND
+    assert record["config"]["step"] == 11 and record["config"]["txn_type"] == "payment"
+    assert record["config"]["seed"] == 3 and record["config"]["cycles"] is False
+    metrics = record["metrics"]
+    assert set(metrics["instructions"]) == set(looking_glass.PHASES)
+    assert metrics["instructions_total"] > 0 and metrics["attempted"] == 50
+    assert metrics["backend"] in ("perf", "callgrind")
+    assert sorted(p.name for p in out.parent.iterdir()) == ["step11_payment.json"]
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--step", "12", "--txn-type", "payment"], "--step"),
+        (["--step", "-1", "--txn-type", "payment"], "--step"),
+        (["--step", "two", "--txn-type", "payment"], "--step"),
+        (["--txn-type", "payment"], "--step"),  # missing
+        (["--step", "1", "--txn-type", "delivery"], "--txn-type"),
+        (["--step", "1", "--txn-type", "foo"], "--txn-type"),
+        (["--step", "1"], "--txn-type"),  # missing
+        (["--step", "1", "--txn-type", "payment", "--transactions", "0"], "--transactions"),
+        (["--step", "1", "--txn-type", "payment", "--backend", "gpu"], "--backend"),
+        (["--step", "1", "--txn-type", "payment", "--warehouses", "0"], "--warehouses"),
+    ],
+)
+def test_bad_argument_is_one_line_and_exit_2(python, tmp_path, args, option):
+    out = tmp_path / "count.json"
+    done = python("-m", "dbrepro", "run", "instructions", *args, "--out", str(out))
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("dbrepro: error: ") and option in lines[0], lines[0]
+    assert not out.exists()
+
+
+def test_help_lists_the_instructions_command(python):
+    done = python("-m", "dbrepro", "--help")
+    assert done.returncode == 0 and "run instructions" in done.stdout
+    done = python("-m", "dbrepro", "run", "instructions", "--help")
+    assert done.returncode == 0
+    for option in ("--step", "--txn-type", "--transactions", "--warehouses", "--seed", "--backend",
+                   "--no-cycles", "--out"):
+        assert option in done.stdout
+
+
+# ---------------------------------------------------------------------------
+# The workflow
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
+    # The target first: --configfile takes every word after it.
+    done = snakemake(python, repo, tmp_path, "looking_glass", "-n", "--cores", "2",
+                     "--configfile", str(profile(repo, name)))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "error" not in output.lower() and "warn" not in output.lower(), output
+    config = yaml.safe_load(profile(repo, name).read_text())
+    ladder = config["looking_glass"]["ladder"]
+    assert job_count(output, "looking_glass_instructions") == len(STEPS) * len(TXN_TYPES)
+    assert job_count(output, "looking_glass_ladder_run") == config["repeats"] * len(ladder["steps"])
+    for rule in ("instructions_table", "switches_table", "components_table", "ladder_table", "claims",
+                 "fig5_payment", "fig6_new_order", "fig7_switches", "fig8_instructions_vs_cycles",
+                 "throughput_ladder"):
+        assert job_count(output, f"looking_glass_{rule}") == 1, rule
+    assert job_count(output, "tpcc_run") == 0  # the study's target runs only the study
+
+
+def test_the_study_is_part_of_the_default_target(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, "smoke")))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert job_count(output, "looking_glass_claims") == 1
+    assert job_count(output, "tpcc_run") == 4
+
+
+def test_timed_ladder_runs_are_interleaved_and_alone(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "looking_glass", "-n", "--cores", "2",
+                     "--configfile", str(profile(repo, "smoke")))
+    output = done.stdout + done.stderr
+    config = yaml.safe_load(profile(repo, "smoke").read_text())
+    steps = config["looking_glass"]["ladder"]["steps"]
+    blocks = re.findall(r"rule looking_glass_ladder_run:\n((?:    .*\n)+)", output)
+    assert len(blocks) == config["repeats"] * len(steps)
+    first_repeat = {f"results/raw/looking_glass/ladder/rep1/step{step}.json" for step in steps}
+    for block in blocks:
+        assert "timed=1" in block and "threads: 2" in block, block  # every core: nothing runs beside it
+        inputs = set(re.findall(r"results/raw/looking_glass/ladder/rep\d+/step\d+\.json", block.split("output:")[0]))
+        if "rep2/" in block.split("output:")[1]:
+            assert inputs == first_repeat, block
+        else:
+            assert inputs == set(), block
+    counts = re.findall(r"rule looking_glass_instructions:\n((?:    .*\n)+)", output)
+    assert counts and all("timed" not in block for block in counts)
+
+
+@pytest.mark.parametrize(
+    "config_text, complaint",
+    [
+        ("looking_glass:\n  ladder:\n    step: [0]\n", "step"),
+        ("looking_glass:\n  ladder:\n    steps: [12]\n", "12"),
+        ("looking_glass:\n  instructions:\n    backend: gpu\n", "gpu"),
+    ],
+)
+def test_bad_config_fails_validation(python, repo, tmp_path, config_text, complaint):
+    config = tmp_path / "bad.yaml"
+    config.write_text(config_text)
+    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(config))
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "validat" in output.lower() and complaint in output, output
+
+
+@pytest.mark.slow
+def test_smoke_profile_end_to_end(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "looking_glass", "--cores", "2", "--resources", "timed=1",
+                     "--configfile", str(profile(repo, "smoke")))
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = tmp_path / "results"
+    tables = results / "tables" / "looking_glass"
+    for name in TABLES:
+        assert (tables / f"{name}.csv").stat().st_size > 0, name
+    figures = results / "figures" / "looking_glass"
+    for name in FIGURES:
+        assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
+        assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
+
+    claims = pd.read_csv(tables / "claims.csv")
+    assert list(claims.columns) == ["claim", "ours", "theirs", "reproduced"]
+    assert len(claims) >= 10 and set(claims["reproduced"]) <= {"yes", "no"}
+    markdown = (tables / "claims.md").read_text()
+    assert "| claim | ours | theirs | reproduced |" in markdown and "## Criteria" in markdown
+
+    instructions = pd.read_csv(tables / "instructions.csv")
+    for column in ("step", "label", "component", "txn_type", "phase", "instructions", "cycles", "backend"):
+        assert column in instructions.columns
+    assert sorted(instructions["step"].unique()) == STEPS
+    assert len(instructions) == len(STEPS) * len(TXN_TYPES) * len(looking_glass.PHASES)
+
+    ladder = pd.read_csv(tables / "ladder.csv")
+    assert sorted(ladder["step"]) == STEPS and (ladder["n"] == 2).all() and ladder["all_consistent"].all()
+    assert (ladder["tps_min"] <= ladder["tps_median"]).all() and (ladder["tps_median"] <= ladder["tps_max"]).all()
+    # The full stack forces its log at commit; from step 2 on nothing is flushed.
+    syncs = ladder.set_index("step")["log_syncs_per_txn_median"]
+    assert syncs[0] > 0.9 and (syncs[syncs.index >= 2] == 0).all()
+    components = pd.read_csv(tables / "components.csv")
+    for txn_type, shares in components.groupby("txn_type"):
+        assert shares["instructions_share_pct"].sum() == pytest.approx(100.0), txn_type
+    assert len(list((results / "raw" / "looking_glass" / "ladder").glob("rep*/step*.json"))) == 24
+    assert len(list((results / "raw" / "looking_glass" / "instructions").glob("step*_*.json"))) == 24
+
+
+# ---------------------------------------------------------------------------
+# The ladder's behaviour (direct API calls, counted once for the module)
+
+
+@pytest.fixture(scope="module")
+def counts() -> dict:
+    """(step, txn_type) -> InstructionCount, for every step and transaction type."""
+    jobs = [(step, txn_type) for step in STEPS for txn_type in TXN_TYPES]
+
+    def count(job):
+        step, txn_type = job
+        return looking_glass.count_instructions(step, txn_type, transactions=COUNT_TRANSACTIONS, cycles=False)
+
+    # Each count is its own valgrind process: run them side by side.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        counts = dict(zip(jobs, pool.map(count, jobs)))
+    for (step, txn_type), result in counts.items():
+        assert set(result.per_phase) == set(looking_glass.PHASES), (step, txn_type)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def totals(counts) -> dict[tuple[int, str], float]:
+    """Instructions per transaction of every step and transaction type."""
+    return {job: result.total for job, result in counts.items()}
+
+
+def removed_share(totals, txn_type: str, first: int, last: int) -> float:
+    """Share of the step-0 instructions that steps first..last take off."""
+    return (totals[(first - 1, txn_type)] - totals[(last, txn_type)]) / totals[(0, txn_type)]
+
+
+def test_callgrind_counts_are_deterministic():
+    first = looking_glass.count_instructions(5, "payment", transactions=100, cycles=False)
+    second = looking_glass.count_instructions(5, "payment", transactions=100, cycles=False)
+    assert first.per_phase == second.per_phase
+    assert first.total == second.total
+
+
+def test_no_removal_adds_instructions_to_payment(totals):
+    for step in STEPS[1:]:
+        assert totals[(step, "payment")] <= totals[(step - 1, "payment")], f"step {step} adds instructions to Payment"
+
+
+def test_no_component_removal_adds_instructions_to_new_order(totals):
+    small_page = 8  # 8 KB -> 32 KB pages: a parameter change, its direction is a finding, not a rule
+    for step in STEPS[1:]:
+        if step == small_page:
+            continue
+        assert totals[(step, "new_order")] <= totals[(step - 1, "new_order")], (
+            f"step {step} adds instructions to New Order"
+        )
+    assert totals[(small_page, "new_order")] > 0 and totals[(small_page, "payment")] > 0
+
+
+@pytest.mark.parametrize(
+    "component, first, last",
+    [("logging", 2, 4), ("locking", 5, 5), ("latching", 6, 6), ("buffer manager", 7, 10)],
+)
+def test_each_component_matters_to_payment(totals, component, first, last):
+    share = removed_share(totals, "payment", first, last)
+    assert share >= 0.05, f"{component} (steps {first}-{last}) removes only {share:.1%} of Payment's instructions"
+
+
+def test_ladder_groups_match_the_engine():
+    groups = {}
+    for entry in looking_glass.ladder():
+        groups.setdefault(entry["component"], []).append(entry["step"])
+    assert groups["logging"] == [2, 3, 4] and groups["locking"] == [5] and groups["latching"] == [6]
+    assert groups["buffer_manager"] == [7, 8, 9, 10] and groups["btree_keys"] == [1]
+
+
+def test_optimal_kernel_meets_the_papers_counts(repo, totals):
+    paper = yaml.safe_load((repo / PAPER_FILE).read_text())
+    for txn_type in TXN_TYPES:
+        optimal = next(row for row in paper["phases_thousands"][txn_type] if row["step"] == OPTIMAL)
+        limit = optimal["total"] * 1000  # 1,600 per Payment, 31,000 per New Order
+        assert totals[(OPTIMAL, txn_type)] <= limit, txn_type
+
+
+def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
+    """The table and claim scripts on real counts (no cycles) and a made-up ladder."""
+    from dbrepro import write_record
+
+    monkeypatch.syspath_prepend(str(repo / "workflows" / "scripts"))
+    import looking_glass_claims as claims_script
+    import looking_glass_components_table as components_script
+    import looking_glass_instructions_table as instructions_script
+    import looking_glass_switches_table as switches_script
+
+    paths = [write_record(result.to_dict(), tmp_path / f"step{step}_{txn}.json")
+             for (step, txn), result in counts.items()]
+    paper = repo / PAPER_FILE
+    instructions_script.main(paths, tmp_path / "instructions.csv")
+    switches = switches_script.main(tmp_path / "instructions.csv", paper, tmp_path / "switches.csv")
+    components = components_script.main(tmp_path / "instructions.csv", paper, tmp_path / "components.csv")
+    assert list(switches["step"]) == STEPS[1:]
+    for txn_type, shares in components.groupby("txn_type"):
+        assert shares["instructions_share_pct"].sum() == pytest.approx(100.0), txn_type
+        assert shares["cycles_share_pct"].isna().all()  # counted without cycles
+    # Only steps 0, 2 and 10: step 11's claim must say it was not measured.
+    pd.DataFrame({"step": [0, 2, 10], "tps_median": [500.0, 2000.0, 20000.0],
+                  "cpu_seconds_median": [0.1, 1.0, 1.0], "elapsed_seconds_median": [1.0, 1.0, 1.0]}
+                 ).to_csv(tmp_path / "ladder.csv", index=False)
+    tables = claims_script.load_tables(*(tmp_path / f"{name}.csv" for name in TABLES[:-1]), paper)
+    frame = claims_script.main(tables, tmp_path / "claims.csv", tmp_path / "claims.md", "test")
+    assert list(pd.read_csv(tmp_path / "claims.csv").columns) == ["claim", "ours", "theirs", "reproduced"]
+    assert set(frame["reproduced"]) <= {"yes", "no"}
+    by_claim = frame.set_index("claim")
+    optimal = next(c for c in by_claim.index if c.startswith("The optimal kernel is several times faster"))
+    assert by_claim.at[optimal, "ours"] == "not measured" and by_claim.at[optimal, "reproduced"] == "no"
+    cycles = [c for c in by_claim.index if "cycles" in c]
+    assert cycles and all(by_claim.at[c, "ours"] == "cycles not counted" for c in cycles)
+    markdown = (tmp_path / "claims.md").read_text()
+    why = markdown.split("## Why we differ")[1]
+    # One computed sentence per claim not reproduced.
+    assert len(re.findall(r"^\d+\. .+: .+\.$", why, re.MULTILINE)) == (frame["reproduced"] == "no").sum()

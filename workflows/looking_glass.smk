@@ -1,0 +1,252 @@
+# Study `looking_glass` (E1): Harizopoulos et al., "OLTP through the looking
+# glass", SIGMOD 2008. Where do a TPC-C engine's instructions go as logging,
+# locking, latching and the buffer manager are removed one by one?
+#
+#   counts    results/raw/looking_glass/instructions/step{step}_{txn}.json
+#             (instructions and cycles per phase; deterministic: one run each)
+#   ladder    results/raw/looking_glass/ladder/rep{rep}/step{step}.json (timed)
+#   tables    results/tables/looking_glass/{instructions,switches,components,ladder,claims}.csv, claims.md
+#   figures   results/figures/looking_glass/{fig5_payment,fig6_new_order,fig7_switches,
+#             fig8_instructions_vs_cycles,throughput_ladder}.{png,pdf}
+#
+# The paper's numbers: workflows/data/looking_glass_paper.yaml (their one source).
+
+LG = config["looking_glass"]
+LG_STUDY = "looking_glass"
+LG_STEPS = list(range(12))  # 0 = full stack ... 10 = stripped engine, 11 = optimal kernel
+LG_OPTIMAL_STEP = 11
+LG_TXNS = ["new_order", "payment"]
+LG_COUNT = f"results/raw/{LG_STUDY}/instructions/step{{step}}_{{txn}}.json"
+LG_LADDER_RUN = raw_path(f"{LG_STUDY}/ladder", "step{step}")
+LG_LADDER_GRID = {"step": LG["ladder"]["steps"]}
+LG_PAPER = repo_file("workflows", "data", "looking_glass_paper.yaml")
+# A flushing log (steps 0-1) writes to a file here: a known disk, not a tmpfs.
+LG_LOG_DIR = f"results/tmp/{LG_STUDY}"
+LG_FIGURES = {
+    "fig5_payment": "looking_glass_phases.py",
+    "fig6_new_order": "looking_glass_phases.py",
+    "fig7_switches": "looking_glass_switches.py",
+    "fig8_instructions_vs_cycles": "looking_glass_cycles.py",
+    "throughput_ladder": "looking_glass_ladder.py",
+}
+
+
+def lg_table(name):
+    return table_path(LG_STUDY, name)
+
+
+def lg_figure_inputs(script, **tables):
+    """A figure's inputs: its tables, and its code (so editing it re-makes the figure)."""
+    return {
+        **tables,
+        "code": repo_file("figures", script),
+        "style": repo_file("figures", "style.py"),
+        "mplstyle": repo_file("figures", "dbrepro.mplstyle"),
+    }
+
+
+LG_TARGETS = [
+    *(lg_table(name) for name in ("instructions", "switches", "components", "ladder", "claims")),
+    f"results/tables/{LG_STUDY}/claims.md",
+    *(path for name in LG_FIGURES for path in figure_paths(LG_STUDY, name).values()),
+]
+STUDY_TARGETS.extend(LG_TARGETS)
+
+
+rule looking_glass:
+    """This study's tables and figures only: `snakemake looking_glass`."""
+    input:
+        LG_TARGETS,
+    localrule: True
+
+
+rule looking_glass_instructions:
+    """Instructions (and cycles) per transaction and phase of one ladder step and
+    transaction type, through `dbrepro run instructions`. Counts do not depend on
+    timing, so these run in parallel and are not repeated."""
+    output:
+        record=LG_COUNT,
+    log:
+        log_path(LG_STUDY, "instructions/step{step}_{txn}"),
+    wildcard_constraints:
+        step=r"[0-9]|1[01]",
+        txn="|".join(LG_TXNS),
+    params:
+        transactions=LG["instructions"]["transactions"],
+        warehouses=LG["instructions"]["warehouses"],
+        seed=LG["instructions"]["seed"],
+        backend=LG["instructions"]["backend"],
+        cycles="" if LG["instructions"]["cycles"] else "--no-cycles",
+    threads: 1
+    shell:
+        "{DBREPRO} run instructions --step {wildcards.step} --txn-type {wildcards.txn}"
+        " --transactions {params.transactions} --warehouses {params.warehouses} --seed {params.seed}"
+        " --backend {params.backend} {params.cycles} --out {output.record:q} > {log:q} 2>&1"
+
+
+rule looking_glass_ladder_run:
+    """One timed run of the 50/50 New Order / Payment mix on one ladder step.
+
+    Timed runs never overlap (timed=1), are interleaved across repeats, and
+    claim every core so that no other job (a callgrind count, say) runs beside
+    them and disturbs the timing."""
+    input:
+        after_previous_repeat(LG_LADDER_RUN, LG_LADDER_GRID),
+    output:
+        record=LG_LADDER_RUN,
+    log:
+        log_path(LG_STUDY, "ladder/rep{rep}/step{step}"),
+    wildcard_constraints:
+        step=r"[0-9]|1[01]",
+    params:
+        stack=lambda wildcards: "optimal" if int(wildcards.step) == LG_OPTIMAL_STEP else f"step{wildcards.step}",
+        warehouses=LG["ladder"]["warehouses"],
+        seconds=LG["ladder"]["seconds"],
+        seed=LG["ladder"]["seed"],
+        log_dir=LG_LOG_DIR,
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "mkdir -p {params.log_dir:q} && {DBREPRO} run tpcc --stack {params.stack}"
+        " --warehouses {params.warehouses} --seconds {params.seconds} --transactions 0"
+        " --seed {params.seed} --variant paper --log-dir {params.log_dir:q}"
+        " --no-progress --out {output.record:q} > {log:q} 2>&1"
+
+
+rule looking_glass_instructions_table:
+    """Tidy table of every count: step, label, component, txn_type, phase, instructions, cycles, backend."""
+    input:
+        records=expand(LG_COUNT, step=LG_STEPS, txn=LG_TXNS),
+    output:
+        lg_table("instructions"),
+    log:
+        log_path(LG_STUDY, "instructions_table"),
+    localrule: True
+    script:
+        "scripts/looking_glass_instructions_table.py"
+
+
+rule looking_glass_switches_table:
+    """Instructions removed by each of the 11 switches (Figure 7), ours and the paper's."""
+    input:
+        instructions=lg_table("instructions"),
+        paper=LG_PAPER,
+    output:
+        lg_table("switches"),
+    log:
+        log_path(LG_STUDY, "switches_table"),
+    localrule: True
+    script:
+        "scripts/looking_glass_switches_table.py"
+
+
+rule looking_glass_components_table:
+    """Each component group's share of step-0 instructions and cycles (Figure 8), ours and the paper's."""
+    input:
+        instructions=lg_table("instructions"),
+        paper=LG_PAPER,
+    output:
+        lg_table("components"),
+    log:
+        log_path(LG_STUDY, "components_table"),
+    localrule: True
+    script:
+        "scripts/looking_glass_components_table.py"
+
+
+rule looking_glass_ladder_table:
+    """Throughput per ladder step over the repeats (median, spread), beside the paper's."""
+    input:
+        runs=expand_repeats(LG_LADDER_RUN, LG_LADDER_GRID),
+        paper=LG_PAPER,
+    output:
+        lg_table("ladder"),
+    log:
+        log_path(LG_STUDY, "ladder_table"),
+    localrule: True
+    script:
+        "scripts/looking_glass_ladder_table.py"
+
+
+rule looking_glass_claims:
+    """The paper's findings against ours, each with an explicit criterion (claims.md says which)."""
+    input:
+        instructions=lg_table("instructions"),
+        switches=lg_table("switches"),
+        components=lg_table("components"),
+        ladder=lg_table("ladder"),
+        paper=LG_PAPER,
+    output:
+        csv=lg_table("claims"),
+        md=f"results/tables/{LG_STUDY}/claims.md",
+    log:
+        log_path(LG_STUDY, "claims"),
+    localrule: True
+    script:
+        "scripts/looking_glass_claims.py"
+
+
+rule looking_glass_fig5_payment:
+    """Figure 5: Payment's instructions per phase after each group of removals."""
+    input:
+        **lg_figure_inputs(LG_FIGURES["fig5_payment"], table=lg_table("instructions"), paper=LG_PAPER),
+    output:
+        **figure_paths(LG_STUDY, "fig5_payment"),
+    log:
+        log_path(LG_STUDY, "fig5_payment"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} payment {input.table:q} {input.paper:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
+
+
+rule looking_glass_fig6_new_order:
+    """Figure 6: New Order's instructions per phase after each group of removals."""
+    input:
+        **lg_figure_inputs(LG_FIGURES["fig6_new_order"], table=lg_table("instructions"), paper=LG_PAPER),
+    output:
+        **figure_paths(LG_STUDY, "fig6_new_order"),
+    log:
+        log_path(LG_STUDY, "fig6_new_order"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} new_order {input.table:q} {input.paper:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
+
+
+rule looking_glass_fig7_switches:
+    """Figure 7: New Order instructions removed by each switch."""
+    input:
+        **lg_figure_inputs(LG_FIGURES["fig7_switches"], table=lg_table("switches")),
+    output:
+        **figure_paths(LG_STUDY, "fig7_switches"),
+    log:
+        log_path(LG_STUDY, "fig7_switches"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
+
+
+rule looking_glass_fig8_instructions_vs_cycles:
+    """Figure 8: New Order's share of instructions vs of cycles per component group."""
+    input:
+        **lg_figure_inputs(LG_FIGURES["fig8_instructions_vs_cycles"], table=lg_table("components")),
+    output:
+        **figure_paths(LG_STUDY, "fig8_instructions_vs_cycles"),
+    log:
+        log_path(LG_STUDY, "fig8_instructions_vs_cycles"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
+
+
+rule looking_glass_throughput_ladder:
+    """Median throughput per ladder step (log scale), beside the paper's four numbers."""
+    input:
+        **lg_figure_inputs(LG_FIGURES["throughput_ladder"], table=lg_table("ladder")),
+    output:
+        **figure_paths(LG_STUDY, "throughput_ladder"),
+    log:
+        log_path(LG_STUDY, "throughput_ladder"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

@@ -1,0 +1,96 @@
+"""Throughput of the 50/50 New Order / Payment mix per ladder step over the
+repeats (median and spread), beside the paper's four throughput numbers.
+
+Run by Snakemake (rule looking_glass_ladder_table), or by hand:
+    python workflows/scripts/looking_glass_ladder_table.py paper.yaml OUT.csv RUN.json [RUN.json ...]
+"""
+
+import argparse
+
+import pandas as pd
+
+import looking_glass_common as common
+from dbrepro import looking_glass, read_record
+
+
+def runs_frame(paths) -> pd.DataFrame:
+    """One row per timed run."""
+    rows = []
+    for path in paths:
+        record = read_record(path)
+        config, metrics = record["config"], record["metrics"]
+        host = metrics.get("host", {})
+        done = metrics["transactions"]
+        rows.append(
+            {
+                "source": str(path),
+                "step": int(metrics["step"]),
+                "stack": config["stack"],
+                "warehouses": config["warehouses"],
+                "seconds_limit": config["seconds"],
+                "throughput_tps": metrics["throughput_tps"],
+                "transactions": done,
+                "elapsed_seconds": metrics["elapsed_seconds"],
+                "cpu_seconds": metrics["cpu_seconds"],
+                # Log flushes per transaction: 1 where the log is forced at commit.
+                "log_syncs_per_txn": metrics.get("log_syncs", 0) / done if done else float("nan"),
+                "loadavg_1m_before": (host.get("loadavg_before") or [None])[0],
+                "consistent": metrics["consistent"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _q1(values: pd.Series) -> float:
+    return values.quantile(0.25)
+
+
+def _q3(values: pd.Series) -> float:
+    return values.quantile(0.75)
+
+
+def summarize(runs: pd.DataFrame, paper) -> pd.DataFrame:
+    table = runs.groupby("step", sort=True).agg(
+        stack=("stack", "first"),
+        warehouses=("warehouses", "first"),
+        n=("throughput_tps", "size"),
+        tps_median=("throughput_tps", "median"),
+        tps_min=("throughput_tps", "min"),
+        tps_max=("throughput_tps", "max"),
+        tps_q1=("throughput_tps", _q1),
+        tps_q3=("throughput_tps", _q3),
+        transactions_median=("transactions", "median"),
+        elapsed_seconds_median=("elapsed_seconds", "median"),
+        cpu_seconds_median=("cpu_seconds", "median"),
+        log_syncs_per_txn_median=("log_syncs_per_txn", "median"),
+        # Load average before each run: a busy machine explains an outlier.
+        loadavg_1m_median=("loadavg_1m_before", "median"),
+        loadavg_1m_max=("loadavg_1m_before", "max"),
+        all_consistent=("consistent", "all"),
+    ).reset_index()
+    table.insert(table.columns.get_loc("tps_q3") + 1, "tps_iqr", table["tps_q3"] - table["tps_q1"])
+    ladder = {entry["step"]: entry for entry in looking_glass.ladder()}
+    table.insert(1, "label", table["step"].map(lambda step: ladder[step]["label"]))
+    table.insert(2, "component", table["step"].map(lambda step: ladder[step]["component"]))
+    theirs = common.paper_tps(paper)
+    table["theirs_tps"] = table["step"].map(lambda step: theirs.get(step, {}).get("tps"))
+    table["theirs_configuration"] = table["step"].map(lambda step: theirs.get(step, {}).get("configuration"))
+    return table
+
+
+def main(paper_path, out_path, run_paths) -> pd.DataFrame:
+    table = summarize(runs_frame(run_paths), common.load_paper(paper_path))
+    table.to_csv(out_path, index=False, float_format="%.6g")
+    return table
+
+
+if "snakemake" in globals():
+    inputs = snakemake.input  # noqa: F821 (defined by Snakemake)
+    common.run_logged(snakemake.log[0], main, inputs.paper, snakemake.output[0], list(inputs.runs))  # noqa: F821
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paper", help="the paper's numbers (workflows/data/looking_glass_paper.yaml)")
+    parser.add_argument("out", help="CSV to write")
+    parser.add_argument("runs", nargs="+", help="raw-run records of `dbrepro run tpcc --stack ...` (JSON)")
+    args = parser.parse_args()
+    print(main(args.paper, args.out, args.runs).to_string(index=False))
