@@ -1,0 +1,17 @@
+"""The example notebooks run from top to bottom without errors."""
+from __future__ import annotations
+
+import nbclient
+import nbformat
+import pytest
+
+
+@pytest.mark.parametrize("name", ["quickstart.ipynb"])
+def test_notebook_runs(repo, tmp_path, name):
+    notebook = nbformat.read(repo / "notebooks" / name, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    errors = [output for cell in notebook.cells if cell.cell_type == "code"
+              for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+    assert not errors, errors
