@@ -103,3 +103,28 @@ def run_logged(log_path, main, *args):
             raise
         finally:
             sys.stderr = sys.__stderr__
+
+
+def instructions_table_script(build, namespace: dict, doc: str) -> None:
+    """The entry point of a table built from instructions.csv and the paper's
+    numbers: `build(instructions, paper) -> DataFrame`, written as CSV. Runs
+    under Snakemake's `script:` (its `snakemake` object in `namespace`) or from
+    the command line: INSTRUCTIONS PAPER OUT."""
+
+    def main(instructions_path, paper_path, out_path) -> pd.DataFrame:
+        table = build(pd.read_csv(instructions_path), load_paper(paper_path))
+        table.to_csv(out_path, index=False, float_format="%.6g")
+        return table
+
+    if "snakemake" in namespace:
+        smk = namespace["snakemake"]
+        run_logged(smk.log[0], main, smk.input.instructions, smk.input.paper, smk.output[0])
+    elif namespace.get("__name__") == "__main__":
+        import argparse
+
+        parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+        parser.add_argument("instructions", help="instructions.csv")
+        parser.add_argument("paper", help="the paper's numbers (workflows/data/looking_glass_paper.yaml)")
+        parser.add_argument("out", help="CSV to write")
+        args = parser.parse_args()
+        print(main(args.instructions, args.paper, args.out).to_string(index=False))

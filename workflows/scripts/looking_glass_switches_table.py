@@ -11,7 +11,6 @@ Run by Snakemake (rule looking_glass_switches_table), or by hand:
     python workflows/scripts/looking_glass_switches_table.py instructions.csv paper.yaml OUT.csv
 """
 
-import argparse
 import math
 
 import pandas as pd
@@ -55,19 +54,4 @@ def switches(instructions: pd.DataFrame, paper) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def main(instructions_path, paper_path, out_path) -> pd.DataFrame:
-    table = switches(pd.read_csv(instructions_path), common.load_paper(paper_path))
-    table.to_csv(out_path, index=False, float_format="%.6g")
-    return table
-
-
-if "snakemake" in globals():
-    inputs = snakemake.input  # noqa: F821 (defined by Snakemake)
-    common.run_logged(snakemake.log[0], main, inputs.instructions, inputs.paper, snakemake.output[0])  # noqa: F821
-elif __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("instructions", help="instructions.csv")
-    parser.add_argument("paper", help="the paper's numbers (workflows/data/looking_glass_paper.yaml)")
-    parser.add_argument("out", help="CSV to write")
-    args = parser.parse_args()
-    print(main(args.instructions, args.paper, args.out).to_string(index=False))
+common.instructions_table_script(switches, globals(), __doc__)
