@@ -25,6 +25,8 @@ validate(config, os.path.join(workflow.basedir, "config", "schema", "config.sche
 include: "workflows/common.smk"
 include: "workflows/tpcc.smk"
 include: "workflows/looking_glass.smk"
+include: "workflows/key_cache.smk"
+include: "workflows/quantum.smk"
 
 
 rule all:

@@ -294,6 +294,7 @@ def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
 
     monkeypatch.syspath_prepend(str(repo / "workflows" / "scripts"))
     import looking_glass_claims as claims_script
+    import looking_glass_common as common
     import looking_glass_components_table as components_script
     import looking_glass_instructions_table as instructions_script
     import looking_glass_switches_table as switches_script
@@ -302,8 +303,12 @@ def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
              for (step, txn), result in counts.items()]
     paper = repo / PAPER_FILE
     instructions_script.main(paths, tmp_path / "instructions.csv")
-    switches = switches_script.main(tmp_path / "instructions.csv", paper, tmp_path / "switches.csv")
-    components = components_script.main(tmp_path / "instructions.csv", paper, tmp_path / "components.csv")
+    instructions = pd.read_csv(tmp_path / "instructions.csv")
+    paper_numbers = common.load_paper(paper)
+    switches = switches_script.switches(instructions, paper_numbers)
+    switches.to_csv(tmp_path / "switches.csv", index=False)
+    components = components_script.components(instructions, paper_numbers)
+    components.to_csv(tmp_path / "components.csv", index=False)
     assert list(switches["step"]) == STEPS[1:]
     for txn_type, shares in components.groupby("txn_type"):
         assert shares["instructions_share_pct"].sum() == pytest.approx(100.0), txn_type

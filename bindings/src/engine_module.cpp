@@ -81,6 +81,9 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
 
 }  // namespace
 
+void register_quantum(py::module_& m);  // quantum_module.cpp (E4)
+void register_key_cache(py::module_& m);  // key_cache_module.cpp (E2)
+
 PYBIND11_MODULE(_engine, m) {
   m.doc() = "dbrepro's C++ engine: TPC-C on a paged storage engine.";
   py::register_exception_translator([](std::exception_ptr p) {
@@ -113,4 +116,6 @@ PYBIND11_MODULE(_engine, m) {
       },
       "E1's removal ladder: step, the paper's label of its switch, component group, default page size.");
   m.def("build_info", [] { return parse_json(to_json(build_info())); }, "How the engine was built.");
+  register_quantum(m);
+  register_key_cache(m);
 }

@@ -14,10 +14,10 @@ Run by Snakemake (rule looking_glass_claims), or by hand:
 
 import argparse
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from script_common import Claim
 
 import looking_glass_common as common
 
@@ -37,14 +37,6 @@ IN_MEMORY_STEP = 2  # first step without a log flush at commit ("disk log" remov
 SMALL_PAGE_STEP = 8
 
 
-@dataclass
-class Claim:
-    claim: str
-    ours: str
-    theirs: str
-    reproduced: bool
-    criterion: str
-    why: str = ""  # filled when not reproduced
 
 
 def pct(value: float) -> str:

@@ -6,11 +6,10 @@ one place they are written down); nothing here repeats them.
 """
 
 import math
-import sys
-import traceback
 from typing import Any
 
 import pandas as pd
+from script_common import run_logged  # noqa: F401 (scripts call common.run_logged)
 import yaml
 
 TXN_TYPES = ("new_order", "payment")
@@ -90,19 +89,6 @@ def paper_tps(paper: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """Ladder step -> the paper's throughput entry (tps, configuration)."""
     return {int(entry["step"]): entry for entry in paper.get("throughput_tps", [])}
 
-
-def run_logged(log_path, main, *args):
-    """Run main(*args) with stderr in `log_path`; a failure's traceback goes there
-    too (and, re-raised, to Snakemake's own output), not into a closed file."""
-    with open(log_path, "w", encoding="utf-8") as log:
-        sys.stderr = log
-        try:
-            return main(*args)
-        except BaseException:
-            traceback.print_exc(file=log)
-            raise
-        finally:
-            sys.stderr = sys.__stderr__
 
 
 def instructions_table_script(build, namespace: dict, doc: str) -> None:

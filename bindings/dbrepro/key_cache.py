@@ -1,0 +1,253 @@
+"""E2, MariaDB's segmented key cache: select_random_points on a MyISAM-like
+sbtest table whose index blocks are read through a key cache of N segments.
+
+    >>> from dbrepro import key_cache
+    >>> result = key_cache.run(rows=20000, segments=32, threads=[1, 4], points=[10], seconds=0.5)
+    >>> result.to_frame()      # one row per (threads, points) cell: queries/s, latency, mutex waits
+
+`segments=0` is the classic cache (one mutex); N splits it as MariaDB 5.2 does,
+block -> segment (file + position / block_size) mod N. The table lives in a
+directory (`table_dir`, sbtest.MYD + sbtest.MYI), built once by
+`build_table` and reused by every run; `run` without one builds a temporary table.
+
+Command line (what the workflow calls):
+
+    python -m dbrepro.key_cache build --table-dir DIR --rows N [--seed S] [--block-size B]
+    python -m dbrepro.key_cache run --table-dir DIR --segments N --threads 1,4 --points 10 --out FILE.json
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import provenance
+from .result import RunResult
+from .tpcc import ConfigError, _integer, _number
+
+KIND = "key_cache"
+REPLACEMENTS = ("midpoint", "lru")
+MAX_SEGMENTS = 64  # MariaDB's limit
+
+
+def _int_list(name: str, values: Any, *, minimum: int, maximum: int) -> list[int]:
+    if isinstance(values, int) and not isinstance(values, bool):
+        values = [values]
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ConfigError(name, f"must be a non-empty list of integers, got {values!r}")
+    return [_integer(name, v, minimum=minimum, maximum=maximum) for v in values]
+
+
+def build_table(table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block_size: int = 1024) -> dict[str, Any]:
+    """Write sysbench's sbtest into `table_dir` (created if missing); returns its metadata."""
+    from . import _engine
+
+    rows = _integer("rows", rows, minimum=1, maximum=2**32 - 16)
+    seed = _integer("seed", seed, minimum=0)
+    block_size = _integer("block_size", block_size, minimum=512, maximum=16384)
+    if block_size & (block_size - 1):
+        raise ConfigError("block_size", f"must be a power of two in 512..16384, got {block_size}")
+    Path(table_dir).mkdir(parents=True, exist_ok=True)
+    return _engine.key_cache_build_table(directory=str(table_dir), rows=rows, seed=seed, block_size=block_size)
+
+
+def table_info(table_dir: str | os.PathLike) -> dict[str, Any]:
+    from . import _engine
+
+    if not (Path(table_dir) / "sbtest.MYI").is_file():
+        raise ConfigError("table_dir", f"no sbtest table in {str(table_dir)!r} (build one first)")
+    return _engine.key_cache_table_info(directory=str(table_dir))
+
+
+def validate_config(**config: Any) -> dict[str, Any]:
+    """The run's config, checked; ConfigError names the first bad parameter."""
+    return {
+        "segments": _integer("segments", config["segments"], minimum=0, maximum=MAX_SEGMENTS),
+        "threads": _int_list("threads", config["threads"], minimum=1, maximum=1024),
+        "points": _int_list("points", config["points"], minimum=1, maximum=10000),
+        "seconds": _number("seconds", config["seconds"], minimum=1e-3),
+        "warmup_seconds": _number("warmup_seconds", config["warmup_seconds"], minimum=0.0),
+        "buffer_bytes": _integer("buffer_bytes", config["buffer_bytes"], minimum=0),
+        "division_limit": _integer("division_limit", config["division_limit"], minimum=1, maximum=100),
+        "age_threshold": _integer("age_threshold", config["age_threshold"], minimum=100),
+        "replacement": _choice_replacement(config["replacement"]),
+        "seed": _integer("seed", config["seed"], minimum=0),
+    }
+
+
+def _choice_replacement(value: Any) -> str:
+    if value not in REPLACEMENTS:
+        raise ConfigError("replacement", f"invalid choice {value!r} (allowed: {', '.join(REPLACEMENTS)})")
+    return value
+
+
+def run(
+    *,
+    table_dir: str | os.PathLike | None = None,
+    rows: int = 20000,
+    segments: int = 0,
+    threads: Sequence[int] = (1,),
+    points: Sequence[int] = (10,),
+    seconds: float = 0.5,
+    warmup_seconds: float = 0.2,
+    buffer_bytes: int = 0,
+    division_limit: int = 100,
+    age_threshold: int = 300,
+    replacement: str = "midpoint",
+    seed: int = 1,
+) -> RunResult:
+    """Run every (threads, points) cell against one key-cache configuration.
+
+    `buffer_bytes=0` sizes the key buffer to hold the whole index (as the
+    article's 512 MB buffer held its 313 MB index). Without `table_dir`, a
+    table of `rows` rows is built in a temporary directory and removed after.
+    """
+    config = validate_config(
+        segments=segments, threads=list(threads), points=list(points), seconds=seconds,
+        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, division_limit=division_limit,
+        age_threshold=age_threshold, replacement=replacement, seed=seed,
+    )
+    if table_dir is None:
+        with tempfile.TemporaryDirectory(prefix="dbrepro_sbtest_") as tmp:
+            build_table(tmp, rows=rows, seed=seed)
+            return _run_on(tmp, config)
+    return _run_on(str(table_dir), config)
+
+
+def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
+    from . import _engine
+
+    table = table_info(table_dir)
+    loadavg_before = _loadavg()
+    started = time.perf_counter()
+    engine = _engine.key_cache_run(table_dir=table_dir, **config)
+    cells = engine.pop("cells")
+    metrics = {
+        "cells": cells,
+        "cache": engine,
+        "host": {
+            "cpu_count": os.cpu_count(),
+            "wall_seconds": time.perf_counter() - started,
+            "loadavg_before": loadavg_before,
+            "loadavg_after": _loadavg(),
+        },
+    }
+    full_config = {**config, "rows": table["rows"], "block_size": table["block_size"], "table_seed": table["seed"]}
+    return RunResult(kind=KIND, config=full_config, metrics=metrics, provenance=provenance.collect())
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return [round(x, 3) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def cell_rows(result: RunResult) -> list[dict[str, Any]]:
+    """Table rows of a key_cache record: one per (threads, points) cell."""
+    config, metrics = result.config, result.metrics
+    return [
+        {
+            "segments": config["segments"],
+            "table_rows": config["rows"],
+            "block_size": config["block_size"],
+            "replacement": config["replacement"],
+            "seconds_limit": config["seconds"],
+            **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
+            "buffer_bytes": metrics["cache"]["buffer_bytes"],
+            "cpu_count": metrics["host"]["cpu_count"],
+        }
+        for cell in metrics["cells"]
+    ]
+
+
+def _register() -> None:
+    from .result import FRAME_ROWS
+
+    FRAME_ROWS[KIND] = cell_rows
+
+
+_register()
+
+
+# ---------------------------------------------------------------------------
+# Command line
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line naming the option, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _list_arg(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m dbrepro.key_cache", description="E2: MariaDB's segmented key cache.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    build = commands.add_parser("build", help="write the sbtest table into a directory")
+    build.add_argument("--table-dir", required=True)
+    build.add_argument("--rows", type=int, required=True)
+    build.add_argument("--seed", type=int, default=1)
+    build.add_argument("--block-size", type=int, default=1024)
+    runner = commands.add_parser("run", help="time select_random_points against one key-cache configuration")
+    runner.add_argument("--table-dir", required=True)
+    runner.add_argument("--segments", type=int, default=0)
+    runner.add_argument("--threads", type=_list_arg, default=[1])
+    runner.add_argument("--points", type=_list_arg, default=[10])
+    runner.add_argument("--seconds", type=float, default=0.5)
+    runner.add_argument("--warmup-seconds", type=float, default=0.2)
+    runner.add_argument("--buffer-bytes", type=int, default=0)
+    runner.add_argument("--division-limit", type=int, default=100)
+    runner.add_argument("--age-threshold", type=int, default=300)
+    runner.add_argument("--replacement", default="midpoint")
+    runner.add_argument("--seed", type=int, default=1)
+    runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
+    return parser
+
+
+def _option(parameter: str) -> str:
+    return "--" + parameter.replace("_", "-")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .records import write_record
+
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "build":
+            meta = build_table(args.table_dir, rows=args.rows, seed=args.seed, block_size=args.block_size)
+            print(f"sbtest: {meta['rows']} rows, index {meta['index_bytes']} bytes, data {meta['data_bytes']} bytes")
+            return 0
+        result = run(
+            table_dir=args.table_dir, segments=args.segments, threads=args.threads, points=args.points,
+            seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
+            division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
+            seed=args.seed,
+        )
+    except ConfigError as error:
+        print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)
+        return 2
+    except (ValueError, RuntimeError) as error:
+        print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
+        return 2
+    write_record(result, args.out)
+    for cell in result.metrics["cells"]:
+        print(f"segments={args.segments} threads={cell['threads']} P={cell['points']}: "
+              f"{cell['queries_per_second']:.0f} q/s, mutex waits {cell['mutex_waits']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

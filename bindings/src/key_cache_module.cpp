@@ -1,0 +1,114 @@
+// E2's Python face: build the sbtest table, run select_random_points against
+// one key-cache configuration. Runs release the GIL; results are plain dicts.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/key_cache_run.hpp"
+#include "sysbench/sbtest.hpp"
+
+namespace py = pybind11;
+using namespace dbrepro;
+
+namespace {
+
+template <class T>
+T in_range(const char* name, i64 value, i64 lo) {
+  if (value < lo || static_cast<u64>(value) > std::numeric_limits<T>::max())
+    throw std::invalid_argument(std::string(name) + ": must be in " + std::to_string(lo) + ".." +
+                                std::to_string(std::numeric_limits<T>::max()) + ", got " + std::to_string(value));
+  return static_cast<T>(value);
+}
+
+std::vector<u32> u32_list(const char* name, const std::vector<i64>& values) {
+  std::vector<u32> out;
+  for (i64 v : values) out.push_back(in_range<u32>(name, v, 1));
+  return out;
+}
+
+keycache::Replacement parse_replacement(const std::string& name) {
+  if (name == "midpoint") return keycache::Replacement::kMidpoint;
+  if (name == "lru") return keycache::Replacement::kLru;
+  throw std::invalid_argument("replacement: must be midpoint or lru, got '" + name + "'");
+}
+
+py::dict build_table(const std::string& directory, i64 rows, i64 seed, i64 block_size) {
+  const u64 n = in_range<u32>("rows", rows, 1);
+  const u64 s = in_range<u64>("seed", seed, 0);
+  const u32 size = in_range<u32>("block_size", block_size, 512);
+  if ((size & (size - 1)) != 0 || size > 16384)
+    throw std::invalid_argument("block_size: must be a power of two in 512..16384, got " + std::to_string(size));
+  sysbench::SbtestMeta meta;
+  {
+    py::gil_scoped_release release;
+    meta = sysbench::build_sbtest(directory, n, s, size);
+  }
+  return py::dict(py::arg("rows") = meta.rows, py::arg("seed") = meta.seed, py::arg("block_size") = meta.block_size,
+                  py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height,
+                  py::arg("data_bytes") = meta.rows * sizeof(sysbench::SbtestRow),
+                  py::arg("index_bytes") = u64{meta.index_blocks} * meta.block_size);
+}
+
+py::dict table_info(const std::string& directory) {
+  const sysbench::SbtestTable table(directory);
+  const auto& meta = table.meta();
+  return py::dict(py::arg("rows") = meta.rows, py::arg("seed") = meta.seed, py::arg("block_size") = meta.block_size,
+                  py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height);
+}
+
+py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, i64 division_limit, i64 age_threshold,
+             const std::string& replacement, const std::vector<i64>& threads, const std::vector<i64>& points,
+             double warmup_seconds, double seconds, i64 seed) {
+  keycache_driver::KeyCacheRunConfig config;
+  config.table_dir = table_dir;
+  config.segments = in_range<u32>("segments", segments, 0);
+  config.buffer_bytes = in_range<u64>("buffer_bytes", buffer_bytes, 0);
+  config.division_limit = in_range<u32>("division_limit", division_limit, 1);
+  config.age_threshold = in_range<u32>("age_threshold", age_threshold, 100);
+  config.replacement = parse_replacement(replacement);
+  config.threads = u32_list("threads", threads);
+  config.points = u32_list("points", points);
+  config.warmup_seconds = warmup_seconds;
+  config.seconds = seconds;
+  config.seed = in_range<u64>("seed", seed, 0);
+  keycache_driver::validate(config);
+  keycache_driver::KeyCacheRunResult result;
+  {
+    py::gil_scoped_release release;
+    result = keycache_driver::run_key_cache(config);
+  }
+  py::list cells;
+  for (const auto& c : result.cells)
+    cells.append(py::dict(
+        py::arg("threads") = c.threads, py::arg("points") = c.points, py::arg("queries") = c.queries,
+        py::arg("rows") = c.rows, py::arg("elapsed_seconds") = c.elapsed_seconds,
+        py::arg("cpu_seconds") = c.cpu_seconds, py::arg("queries_per_second") = c.queries_per_second,
+        py::arg("latency_us_p50") = c.latency_us_p50, py::arg("latency_us_p95") = c.latency_us_p95,
+        py::arg("latency_us_p99") = c.latency_us_p99, py::arg("latency_us_max") = c.latency_us_max,
+        py::arg("hits") = c.counters.hits, py::arg("misses") = c.counters.misses,
+        py::arg("mutex_waits") = c.counters.mutex_waits));
+  return py::dict(py::arg("rows") = result.rows, py::arg("block_size") = result.block_size,
+                  py::arg("index_blocks") = result.index_blocks, py::arg("buffer_bytes") = result.buffer_bytes,
+                  py::arg("segment_count") = result.segment_count,
+                  py::arg("blocks_per_segment") = result.blocks_per_segment, py::arg("cells") = cells);
+}
+
+}  // namespace
+
+void register_key_cache(py::module_& m) {
+  m.def("key_cache_build_table", &build_table, py::kw_only(), py::arg("directory"), py::arg("rows"),
+        py::arg("seed") = 1, py::arg("block_size") = 1024,
+        "E2: write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory.");
+  m.def("key_cache_table_info", &table_info, py::kw_only(), py::arg("directory"),
+        "E2: the metadata of the sbtest table in a directory.");
+  m.def("key_cache_run", &run, py::kw_only(), py::arg("table_dir"), py::arg("segments") = 0,
+        py::arg("buffer_bytes") = 0, py::arg("division_limit") = 100, py::arg("age_threshold") = 300,
+        py::arg("replacement") = "midpoint", py::arg("threads") = std::vector<i64>{1},
+        py::arg("points") = std::vector<i64>{10}, py::arg("warmup_seconds") = 0.2, py::arg("seconds") = 0.5,
+        py::arg("seed") = 1,
+        "E2: select_random_points per (threads, points) cell against one key-cache configuration.");
+}

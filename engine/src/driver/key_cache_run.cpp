@@ -1,0 +1,132 @@
+#include "driver/key_cache_run.hpp"
+
+#include <ctime>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "driver/key_cache_latency.hpp"
+#include "sysbench/select_random_points.hpp"
+
+namespace dbrepro::keycache_driver {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// One phase of a cell: every thread runs queries until `stop`; returns when all have.
+struct Worker {
+  LatencyHistogram latency;
+  u64 queries = 0;
+  u64 rows = 0;
+};
+
+KeyCacheCell run_cell(const sysbench::SbtestTable& table, keycache::KeyCache& cache, const KeyCacheRunConfig& config,
+                      u32 threads, u32 points) {
+  std::atomic<int> phase{0};  // 0 = warm-up, 1 = timed, 2 = stop
+  std::atomic<u32> ready{0};
+  std::vector<Worker> workers(threads);
+  std::vector<std::thread> pool;
+  for (u32 t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      Random rng(config.seed * 7919 + u64{threads} * 131 + points * 17 + t);
+      sysbench::QueryScratch scratch(table.meta().block_size);
+      Worker& w = workers[t];
+      ready.fetch_add(1);
+      int seen = 0;
+      for (;;) {
+        const int now = phase.load(std::memory_order_relaxed);
+        if (now == 2) break;
+        const auto start = Clock::now();
+        const auto result = sysbench::select_random_points(table, cache, rng, points, scratch);
+        const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+        if (now == 1 && seen == 1) {  // only queries begun and ended in the timed phase count
+          w.latency.add(static_cast<u64>(nanos));
+          ++w.queries;
+          w.rows += result.rows;
+        }
+        seen = now;
+      }
+    });
+  }
+  while (ready.load() < threads) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::duration<double>(config.warmup_seconds));
+  cache.reset_counters();
+  const double cpu_before = process_cpu_seconds();
+  const auto start = Clock::now();
+  phase.store(1);
+  std::this_thread::sleep_for(std::chrono::duration<double>(config.seconds));
+  phase.store(2);
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  const auto counters = cache.counters();
+  for (auto& thread : pool) thread.join();
+
+  KeyCacheCell cell;
+  cell.threads = threads;
+  cell.points = points;
+  LatencyHistogram all;
+  for (const auto& w : workers) {
+    all.merge(w.latency);
+    cell.queries += w.queries;
+    cell.rows += w.rows;
+  }
+  cell.elapsed_seconds = elapsed;
+  cell.cpu_seconds = process_cpu_seconds() - cpu_before;
+  cell.queries_per_second = cell.queries / elapsed;
+  cell.latency_us_p50 = all.quantile(0.50) / 1e3;
+  cell.latency_us_p95 = all.quantile(0.95) / 1e3;
+  cell.latency_us_p99 = all.quantile(0.99) / 1e3;
+  cell.latency_us_max = static_cast<double>(all.max()) / 1e3;
+  cell.counters = counters;
+  return cell;
+}
+}  // namespace
+
+void validate(const KeyCacheRunConfig& config) {
+  if (config.table_dir.empty()) throw std::invalid_argument("table_dir: must name a directory holding sbtest");
+  if (config.threads.empty()) throw std::invalid_argument("threads: must list at least one thread count");
+  for (u32 t : config.threads)
+    if (t < 1 || t > 1024) throw std::invalid_argument("threads: each must be in 1..1024, got " + std::to_string(t));
+  if (config.points.empty()) throw std::invalid_argument("points: must list at least one P");
+  for (u32 p : config.points)
+    if (p < 1 || p > 10000) throw std::invalid_argument("points: each must be in 1..10000, got " + std::to_string(p));
+  if (!(config.seconds > 0)) throw std::invalid_argument("seconds: must be > 0");
+  if (!(config.warmup_seconds >= 0)) throw std::invalid_argument("warmup_seconds: must be >= 0");
+}
+
+KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
+  validate(config);
+  const sysbench::SbtestTable table(config.table_dir);
+  keycache::KeyCacheConfig cache_config;
+  cache_config.block_size = table.meta().block_size;
+  cache_config.segments = config.segments;
+  cache_config.division_limit = config.division_limit;
+  cache_config.age_threshold = config.age_threshold;
+  cache_config.replacement = config.replacement;
+  // Auto size: the whole index plus slack for the uneven spread over segments.
+  const u64 segments = config.segments == 0 ? 1 : config.segments;
+  cache_config.buffer_bytes = config.buffer_bytes != 0
+                                  ? config.buffer_bytes
+                                  : (u64{table.meta().index_blocks} * 5 / 4 + 16 * segments) * table.meta().block_size;
+  keycache::KeyCache cache(cache_config);
+
+  KeyCacheRunResult result;
+  result.rows = table.meta().rows;
+  result.block_size = table.meta().block_size;
+  result.index_blocks = table.meta().index_blocks;
+  result.buffer_bytes = cache_config.buffer_bytes;
+  result.segment_count = cache.segment_count();
+  result.blocks_per_segment = cache.blocks_per_segment();
+  for (u32 threads : config.threads)
+    for (u32 points : config.points) result.cells.push_back(run_cell(table, cache, config, threads, points));
+  return result;
+}
+
+}  // namespace dbrepro::keycache_driver

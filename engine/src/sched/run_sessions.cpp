@@ -1,0 +1,236 @@
+#include "sched/run_sessions.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <latch>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sched/fiber_scheduler.hpp"
+
+namespace dbrepro::sched {
+namespace {
+
+struct Switches {
+  u64 voluntary = 0, involuntary = 0;
+};
+Switches thread_switches() {
+  rusage usage{};
+  ::getrusage(RUSAGE_THREAD, &usage);
+  return {static_cast<u64>(usage.ru_nvcsw), static_cast<u64>(usage.ru_nivcsw)};
+}
+
+double seconds_between(i64 from_ns, i64 to_ns) { return static_cast<double>(to_ns - from_ns) * 1e-9; }
+
+u32 cpu_of(u32 session, u32 cpus) { return session % cpus; }
+
+// The n-th CPU of the affinity mask (so "CPU 0" works inside a restricted cpuset).
+int nth_allowed_cpu(u32 n) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ::sched_getaffinity(0, sizeof set, &set);
+  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set) && static_cast<u32>(seen++) == n) return cpu;
+  throw std::invalid_argument("cpus: CPU index " + std::to_string(n) + " is not in this process's affinity mask");
+}
+
+cpu_set_t one_cpu(u32 n) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(nth_allowed_cpu(n), &set);
+  return set;
+}
+
+// Runs the configured workload, calling check() at its cheap points.
+template <class Check>
+double run_workload(const SessionsConfig& config, ScanTable* table, Check&& check) {
+  if (config.workload == WorkloadKind::kCpu) return cpu_session(config.cpu_iterations, check);
+  return static_cast<double>(scan_session(*table, config.passes, check));
+}
+
+std::unique_ptr<ScanTable> make_table(const SessionsConfig& config) {
+  if (config.workload != WorkloadKind::kMemory) return nullptr;
+  return std::make_unique<ScanTable>(config.table_bytes, config.page_size);
+}
+
+void finish(SessionsResult& result, const ScanTable* table) {
+  result.table_bytes = table ? static_cast<double>(table->bytes()) : 0.0;
+  for (const auto& s : result.sessions) result.makespan_seconds = std::max(result.makespan_seconds, s.wall_seconds);
+}
+
+}  // namespace
+
+u32 available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return static_cast<u32>(CPU_COUNT(&set));
+}
+
+void validate(const SessionsConfig& c) {
+  if (c.cpus < 1 || c.cpus > available_cpus())
+    throw std::invalid_argument("cpus: must be in 1.." + std::to_string(available_cpus()) + ", got " +
+                                std::to_string(c.cpus));
+  if (c.sessions_per_cpu < 1) throw std::invalid_argument("sessions_per_cpu: must be >= 1");
+  if (!(c.quantum_ms > 0)) throw std::invalid_argument("quantum_ms: must be > 0");
+  if (c.workload == WorkloadKind::kCpu && c.cpu_iterations < 1)
+    throw std::invalid_argument("cpu_iterations: must be >= 1");
+  if (c.workload == WorkloadKind::kMemory && (c.passes < 1 || c.table_bytes < c.page_size))
+    throw std::invalid_argument("table_bytes and passes: need at least one page and one pass");
+}
+
+SessionsResult run_engine_scheduler(const SessionsConfig& config) {
+  validate(config);
+  auto table = make_table(config);
+  const u32 total = config.cpus * config.sessions_per_cpu;
+  SessionsResult result{"engine", 0, 0, std::vector<SessionStats>(total)};
+  const i64 quantum_ns = static_cast<i64>(config.quantum_ms * 1e6);
+  SteadyClock clock;
+  std::latch start(1);
+  i64 t0 = 0;
+  std::vector<std::exception_ptr> errors(config.cpus);
+  std::vector<std::thread> workers;
+  for (u32 cpu = 0; cpu < config.cpus; ++cpu) {
+    workers.emplace_back([&, cpu] {
+      try {
+        const cpu_set_t set = one_cpu(cpu);
+        ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
+        SteadyClock worker_clock;
+        FiberScheduler<SteadyClock> scheduler(worker_clock, quantum_ns);
+        std::vector<u32> mine;
+        for (u32 s = 0; s < total; ++s)
+          if (cpu_of(s, config.cpus) == cpu) mine.push_back(s);
+        for (u32 s : mine)
+          scheduler.add([&, s](FiberScheduler<SteadyClock>& sch) {
+            result.sessions[s].result = run_workload(config, table.get(), [&sch] { sch.check(); });
+          });
+        start.wait();
+        const Switches before = thread_switches();
+        scheduler.run();
+        const Switches after = thread_switches();
+        for (size_t i = 0; i < mine.size(); ++i) {
+          SessionStats& stats = result.sessions[mine[i]];
+          const auto& fiber = scheduler.sessions()[i];
+          stats.session = mine[i];
+          stats.cpu = cpu;
+          stats.wall_seconds = seconds_between(t0, fiber.end);
+          stats.cpu_seconds = fiber.cpu_seconds;
+          stats.engine_switches = fiber.switches;
+          // The worker's kernel switches, shared by its sessions: charged to the first.
+          if (i == 0) {
+            stats.voluntary_switches = after.voluntary - before.voluntary;
+            stats.involuntary_switches = after.involuntary - before.involuntary;
+          }
+        }
+      } catch (...) {
+        errors[cpu] = std::current_exception();
+      }
+    });
+  }
+  t0 = clock.now();
+  start.count_down();
+  for (auto& w : workers) w.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  finish(result, table.get());
+  return result;
+}
+
+namespace {
+
+struct OsSession {
+  const SessionsConfig* config;
+  ScanTable* table;
+  std::latch* start;
+  const std::atomic<bool>* abort;
+  const i64* t0;
+  SessionStats* stats;
+};
+
+void* os_session_main(void* arg) {
+  auto& s = *static_cast<OsSession*>(arg);
+  s.start->wait();
+  if (s.abort->load()) return nullptr;
+  const Switches before = thread_switches();
+  const double cpu_before = thread_cpu_seconds();
+  s.stats->result = run_workload(*s.config, s.table, [] {});
+  const i64 end = SteadyClock{}.now();
+  const Switches after = thread_switches();
+  s.stats->wall_seconds = seconds_between(*s.t0, end);
+  s.stats->cpu_seconds = thread_cpu_seconds() - cpu_before;
+  s.stats->voluntary_switches = after.voluntary - before.voluntary;
+  s.stats->involuntary_switches = after.involuntary - before.involuntary;
+  return nullptr;
+}
+
+// Thread attributes: pinned to one CPU, with the policy set explicitly
+// (not inherited from the caller).
+struct ThreadAttr {
+  pthread_attr_t attr;
+  ThreadAttr(u32 cpu, OsPolicy policy) {
+    ::pthread_attr_init(&attr);
+    const cpu_set_t set = one_cpu(cpu);
+    ::pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    ::pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    sched_param param{};
+    param.sched_priority = policy == OsPolicy::kRoundRobin ? 1 : 0;
+    ::pthread_attr_setschedpolicy(&attr, policy == OsPolicy::kRoundRobin ? SCHED_RR : SCHED_OTHER);
+    ::pthread_attr_setschedparam(&attr, &param);
+  }
+  ~ThreadAttr() { ::pthread_attr_destroy(&attr); }
+};
+
+std::string create_error(int code, OsPolicy policy) {
+  if (code == EPERM && policy == OsPolicy::kRoundRobin)
+    return "SCHED_RR needs root or CAP_SYS_NICE (a privileged container): pthread_create: " +
+           std::string(std::strerror(code));
+  return "pthread_create: " + std::string(std::strerror(code));
+}
+
+}  // namespace
+
+SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
+  validate(config);
+  auto table = make_table(config);
+  const u32 total = config.cpus * config.sessions_per_cpu;
+  SessionsResult result{policy == OsPolicy::kRoundRobin ? "os_rr" : "os_fair", 0, 0, std::vector<SessionStats>(total)};
+  std::latch start(1);
+  std::atomic<bool> abort{false};
+  i64 t0 = 0;
+  std::vector<OsSession> args(total);
+  std::vector<pthread_t> threads;
+  std::optional<std::string> error;
+  for (u32 s = 0; s < total; ++s) {
+    result.sessions[s].session = s;
+    result.sessions[s].cpu = cpu_of(s, config.cpus);
+    args[s] = {&config, table.get(), &start, &abort, &t0, &result.sessions[s]};
+    ThreadAttr attr(result.sessions[s].cpu, policy);
+    pthread_t thread;
+    const int code = ::pthread_create(&thread, &attr.attr, &os_session_main, &args[s]);
+    if (code != 0) {
+      error = create_error(code, policy);
+      break;
+    }
+    threads.push_back(thread);
+  }
+  if (error) abort.store(true);
+  // Sessions wait on the latch (blocked, not spinning), so a real-time
+  // session cannot starve this thread while it is still creating the others.
+  t0 = SteadyClock{}.now();
+  start.count_down();
+  for (pthread_t t : threads) ::pthread_join(t, nullptr);
+  if (error) throw std::runtime_error(*error);
+  finish(result, table.get());
+  return result;
+}
+
+}  // namespace dbrepro::sched

@@ -1,0 +1,40 @@
+#pragma once
+// What one E4 run asks for and what each session measured.
+#include <string>
+#include <vector>
+
+#include "common/types.hpp"
+#include "sched/workloads.hpp"
+
+namespace dbrepro::sched {
+
+struct SessionsConfig {
+  WorkloadKind workload = WorkloadKind::kCpu;
+  u32 cpus = 1;              // CPUs used, 0..cpus-1; sessions spread evenly, pinned
+  u32 sessions_per_cpu = 1;
+  double quantum_ms = 100;   // engine scheduler's quantum (the OS one is a sysctl)
+  u64 cpu_iterations = 10'000'000;
+  u64 table_bytes = 8 << 20;
+  u32 passes = 25;
+  u32 page_size = 8192;
+};
+
+struct SessionStats {
+  u32 session = 0;
+  u32 cpu = 0;
+  double wall_seconds = 0;      // from the common start to this session's end
+  double cpu_seconds = 0;       // CPU time spent running this session
+  u64 voluntary_switches = 0;   // kernel's per-thread counters (OS path; worker's for fibers)
+  u64 involuntary_switches = 0;
+  u64 engine_switches = 0;      // fiber switches away from this session (engine path)
+  double result = 0;            // workload's value: deterministic
+};
+
+struct SessionsResult {
+  std::string scheduler;  // "engine", "os_rr", "os_fair"
+  double makespan_seconds = 0;
+  double table_bytes = 0;
+  std::vector<SessionStats> sessions;
+};
+
+}  // namespace dbrepro::sched

@@ -1,0 +1,59 @@
+#pragma once
+// sysbench's table sbtest(id PRIMARY KEY, k secondary index, c CHAR(120),
+// pad CHAR(60)) as MyISAM stores it: fixed-length rows in a data file
+// (sbtest.MYD, read with pread through the OS cache) and both indexes in one
+// index file of blocks (sbtest.MYI, read through the key cache). Block 0 of
+// the index file holds the table's metadata.
+#include <string>
+
+#include "common/types.hpp"
+#include "keycache/block_file.hpp"
+#include "sysbench/index_btree.hpp"
+
+namespace dbrepro::sysbench {
+
+struct SbtestRow {
+  u32 id;
+  u32 k;
+  char c[120];
+  char pad[60];
+};
+static_assert(sizeof(SbtestRow) == 188);
+
+struct SbtestMeta {
+  u64 magic = 0;
+  u64 rows = 0;
+  u64 seed = 0;
+  u32 block_size = 0;
+  u32 index_blocks = 0;
+  IndexRoot k_index;   // key (k << 32 | id) -> row position
+  IndexRoot id_index;  // key id -> row position
+};
+
+// Row `id` (1-based) as sysbench prepares it from `seed` (k uniform in 1..rows,
+// c and pad groups of random digits separated by '-').
+SbtestRow make_row(u64 id, u64 rows, u64 seed);
+
+// Writes sbtest.MYD and sbtest.MYI into `dir` (which must exist).
+SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_size);
+
+class SbtestTable {
+ public:
+  explicit SbtestTable(const std::string& dir);
+  ~SbtestTable();
+  SbtestTable(const SbtestTable&) = delete;
+  SbtestTable& operator=(const SbtestTable&) = delete;
+
+  const SbtestMeta& meta() const { return meta_; }
+  const keycache::BlockFile& index_file() const { return index_; }
+  void read_row(u32 position, SbtestRow* row) const;  // pread from the data file
+
+  static constexpr u32 kIndexFileId = 1;  // the "file" of MariaDB's segment formula
+
+ private:
+  SbtestMeta meta_;
+  keycache::BlockFile index_;
+  int data_fd_ = -1;
+};
+
+}  // namespace dbrepro::sysbench

@@ -1,0 +1,121 @@
+// E2's table and query: every segment count returns the same rows.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "driver/key_cache_run.hpp"
+#include "sysbench/select_random_points.hpp"
+
+using namespace dbrepro;
+using namespace dbrepro::sysbench;
+
+namespace {
+struct TempTable {
+  std::string dir;
+  SbtestMeta meta;
+  explicit TempTable(u64 rows) {
+    dir = (std::filesystem::temp_directory_path() / ("kc_sbtest_" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir);
+    meta = build_sbtest(dir, rows, 7, 1024);
+  }
+  ~TempTable() { std::filesystem::remove_all(dir); }
+};
+
+// Reference answer: scan every row.
+PointsResult brute_force(const SbtestTable& table, const std::vector<u32>& points) {
+  PointsResult r;
+  std::vector<u32> sorted(points);
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (u64 id = 1; id <= table.meta().rows; ++id) {
+    SbtestRow row;
+    table.read_row(static_cast<u32>(id - 1), &row);
+    if (std::binary_search(sorted.begin(), sorted.end(), row.k)) ++r.rows;
+  }
+  return r;
+}
+}  // namespace
+
+TEST(KeyCacheSbtest, RowsLookLikeSysbench) {
+  const SbtestRow row = make_row(5, 1000, 1);
+  EXPECT_EQ(row.id, 5u);
+  EXPECT_GE(row.k, 1u);
+  EXPECT_LE(row.k, 1000u);
+  EXPECT_EQ(row.c[11], '-');
+  EXPECT_TRUE(row.c[118] >= '0' && row.c[118] <= '9');
+  EXPECT_EQ(row.c[119], ' ');  // 119 characters, space padded to CHAR(120)
+  EXPECT_TRUE(row.pad[58] >= '0' && row.pad[58] <= '9');
+  EXPECT_EQ(row.pad[59], ' ');
+}
+
+TEST(KeyCacheSbtest, IndexFindsEveryMatchingRow) {
+  TempTable t(5000);
+  SbtestTable table(t.dir);
+  EXPECT_GT(table.meta().k_index.height, 1u);
+  keycache::KeyCacheConfig config;
+  config.buffer_bytes = 256 * 1024;
+  keycache::KeyCache cache(config);
+  QueryScratch scratch(1024);
+  const std::vector<u32> points{1, 17, 17, 250, 2500, 4999, 5000};
+  const PointsResult got = select_points(table, cache, points, scratch);
+  EXPECT_EQ(got.rows, brute_force(table, points).rows);
+  EXPECT_GT(got.rows, 0u);
+}
+
+TEST(KeyCacheSbtest, EverySegmentCountReturnsTheSameRows) {
+  TempTable t(20000);
+  SbtestTable table(t.dir);
+  Random draw(3);
+  std::vector<std::vector<u32>> queries(200);
+  for (auto& q : queries)
+    for (int i = 0; i < 10; ++i) q.push_back(static_cast<u32>(draw.uniform(1, 20000)));
+  std::vector<PointsResult> reference;
+  for (u32 segments : {0u, 1u, 2u, 7u, 32u, 64u}) {
+    keycache::KeyCacheConfig config;
+    config.segments = segments;
+    config.buffer_bytes = 64 * 1024 * 16;  // smaller than the index: evictions too
+    keycache::KeyCache cache(config);
+    QueryScratch scratch(1024);
+    for (size_t i = 0; i < queries.size(); ++i) {
+      const PointsResult r = select_points(table, cache, queries[i], scratch);
+      if (segments == 0) {
+        reference.push_back(r);
+      } else {
+        EXPECT_EQ(r.rows, reference[i].rows) << "segments " << segments << " query " << i;
+        EXPECT_EQ(r.checksum, reference[i].checksum) << "segments " << segments << " query " << i;
+      }
+    }
+  }
+}
+
+TEST(KeyCacheRun, MeasuresEveryCell) {
+  TempTable t(3000);
+  keycache_driver::KeyCacheRunConfig config;
+  config.table_dir = t.dir;
+  config.segments = 4;
+  config.threads = {1, 2};
+  config.points = {10};
+  config.warmup_seconds = 0.02;
+  config.seconds = 0.05;
+  const auto result = keycache_driver::run_key_cache(config);
+  ASSERT_EQ(result.cells.size(), 2u);
+  for (const auto& cell : result.cells) {
+    EXPECT_GT(cell.queries, 0u);
+    EXPECT_GT(cell.queries_per_second, 0.0);
+    EXPECT_GT(cell.counters.hits, 0u);
+    EXPECT_LE(cell.latency_us_p50, cell.latency_us_p99);
+  }
+  EXPECT_EQ(result.segment_count, 4u);
+}
+
+TEST(KeyCacheRun, RejectsBadConfig) {
+  keycache_driver::KeyCacheRunConfig config;
+  config.table_dir = "x";
+  config.threads = {};
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+}

@@ -1,0 +1,160 @@
+// Tests of E4's engine scheduler (sched/fiber_scheduler.hpp) and session
+// workloads: with a tick clock (one tick per reading) a quantum of Q ticks is
+// exactly Q checks, so switches are counted, not timed; every session
+// finishes its work; workloads give the same value however they are run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "sched/fiber_scheduler.hpp"
+#include "sched/run_sessions.hpp"
+#include "sched/workloads.hpp"
+
+namespace dbrepro::sched {
+namespace {
+
+// A session doing `checks` quantum checks, logging which session ran each one.
+auto counting_session(u32 id, u32 checks, std::vector<u32>& trace) {
+  return [id, checks, &trace](FiberScheduler<TickClock>& s) {
+    for (u32 i = 0; i < checks; ++i) {
+      trace.push_back(id);
+      s.check();
+    }
+  };
+}
+
+TEST(SchedFiberScheduler, SwitchesWhenQuantumExpires) {
+  TickClock clock;
+  FiberScheduler<TickClock> scheduler(clock, /*quantum=*/3);
+  std::vector<u32> trace;
+  for (u32 id = 0; id < 3; ++id) scheduler.add(counting_session(id, 10, trace));
+  scheduler.run();
+  // Slices of 3 checks in turn: 000 111 222 000 111 222 000 111 222 0 1 2.
+  const std::vector<u32> expected = {0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2,
+                                     0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2};
+  EXPECT_EQ(trace, expected);
+  for (const auto& session : scheduler.sessions()) {
+    EXPECT_TRUE(session.fiber->finished());
+    EXPECT_EQ(session.switches, 3u);  // at checks 3, 6, 9
+  }
+  EXPECT_EQ(scheduler.renewals(), 0u);
+}
+
+TEST(SchedFiberScheduler, SwitchCountFollowsQuantum) {
+  for (i64 quantum : {1, 2, 5, 7, 100}) {
+    TickClock clock;
+    FiberScheduler<TickClock> scheduler(clock, quantum);
+    std::vector<u32> trace;
+    for (u32 id = 0; id < 4; ++id) scheduler.add(counting_session(id, 50, trace));
+    scheduler.run();
+    EXPECT_EQ(trace.size(), 200u);
+    u64 switches = 0;
+    for (const auto& session : scheduler.sessions()) switches += session.switches;
+    // Every session yields at each multiple of the quantum, except the last
+    // one standing, which renews its quantum instead once the others are done.
+    const u64 per_session = 50 / quantum;
+    EXPECT_LE(switches, 4 * per_session) << "quantum " << quantum;
+    EXPECT_GE(switches, 3 * per_session) << "quantum " << quantum;
+    EXPECT_EQ(switches + scheduler.renewals(), 4 * per_session) << "quantum " << quantum;
+  }
+}
+
+TEST(SchedFiberScheduler, LoneSessionRenewsInsteadOfSwitching) {
+  TickClock clock;
+  FiberScheduler<TickClock> scheduler(clock, 4);
+  std::vector<u32> trace;
+  scheduler.add(counting_session(0, 20, trace));
+  scheduler.run();
+  EXPECT_EQ(scheduler.sessions()[0].switches, 0u);
+  EXPECT_EQ(scheduler.renewals(), 5u);
+}
+
+TEST(SchedFiberScheduler, ExceptionInSessionReachesCaller) {
+  TickClock clock;
+  FiberScheduler<TickClock> scheduler(clock, 2);
+  scheduler.add([](FiberScheduler<TickClock>&) { throw std::runtime_error("session failed"); });
+  EXPECT_THROW(scheduler.run(), std::runtime_error);
+}
+
+TEST(SchedWorkloads, CpuSessionIsDeterministicAndChecksEvery4096) {
+  u64 checks = 0;
+  const double a = cpu_session(10 * kCpuCheckEvery, [&] { ++checks; });
+  EXPECT_EQ(checks, 10u);
+  double v = 0;
+  for (u64 f = 1; f <= 10 * kCpuCheckEvery; ++f) v = std::sqrt(v + static_cast<double>(f));
+  EXPECT_EQ(a, v);
+}
+
+TEST(SchedWorkloads, ScanSumsEveryRowOfEveryPass) {
+  ScanTable table(64 * 1024, 8192);
+  ASSERT_EQ(table.pages(), 8u);
+  u64 checks = 0;
+  const u64 sum = scan_session(table, 3, [&] { ++checks; });
+  const u64 rows = 64 * 1024 / 8;
+  EXPECT_EQ(sum, 3 * (rows * (rows - 1) / 2));
+  EXPECT_EQ(checks, 3 * 8u);
+}
+
+TEST(SchedFiberScheduler, WorkloadsUnderFibersGiveTheSameResults) {
+  TickClock clock;
+  FiberScheduler<TickClock> scheduler(clock, 3);
+  ScanTable table(32 * 1024, 8192);
+  std::vector<double> cpu(3);
+  std::vector<u64> scan(3);
+  for (u32 i = 0; i < 3; ++i) {
+    scheduler.add([&, i](auto& s) { cpu[i] = cpu_session(20 * kCpuCheckEvery, [&] { s.check(); }); });
+    scheduler.add([&, i](auto& s) { scan[i] = scan_session(table, 5, [&] { s.check(); }); });
+  }
+  scheduler.run();
+  const double cpu_alone = cpu_session(20 * kCpuCheckEvery, [] {});
+  const u64 scan_alone = scan_session(table, 5, [] {});
+  for (u32 i = 0; i < 3; ++i) {
+    EXPECT_EQ(cpu[i], cpu_alone);
+    EXPECT_EQ(scan[i], scan_alone);
+  }
+  u64 switches = 0;
+  for (const auto& session : scheduler.sessions()) switches += session.switches;
+  EXPECT_GT(switches, 0u);
+}
+
+TEST(SchedRunSessions, EngineSchedulerCompletesEverySession) {
+  SessionsConfig config;
+  config.cpus = 1;
+  config.sessions_per_cpu = 3;
+  config.quantum_ms = 0.01;
+  config.cpu_iterations = 50 * kCpuCheckEvery;
+  const SessionsResult result = run_engine_scheduler(config);
+  ASSERT_EQ(result.sessions.size(), 3u);
+  const double expected = cpu_session(config.cpu_iterations, [] {});
+  for (const auto& s : result.sessions) {
+    EXPECT_EQ(s.result, expected);
+    EXPECT_GT(s.wall_seconds, 0);
+    EXPECT_LE(s.wall_seconds, result.makespan_seconds);
+  }
+}
+
+TEST(SchedRunSessions, FairOsSchedulerCompletesEverySession) {
+  SessionsConfig config;
+  config.workload = WorkloadKind::kMemory;
+  config.cpus = 1;
+  config.sessions_per_cpu = 2;
+  config.table_bytes = 64 * 1024;
+  config.passes = 2;
+  const SessionsResult result = run_os_scheduler(config, OsPolicy::kFair);
+  ASSERT_EQ(result.sessions.size(), 2u);
+  for (const auto& s : result.sessions) EXPECT_EQ(s.result, result.sessions[0].result);
+  EXPECT_EQ(result.table_bytes, 64 * 1024);
+}
+
+TEST(SchedRunSessions, RejectsBadConfig) {
+  SessionsConfig config;
+  config.cpus = 0;
+  EXPECT_THROW(validate(config), std::invalid_argument);
+  config.cpus = 1;
+  config.quantum_ms = 0;
+  EXPECT_THROW(validate(config), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dbrepro::sched

@@ -1,0 +1,178 @@
+"""Study key_cache (E2): the Python API, the `python -m dbrepro.key_cache`
+command line, the workflow (dry runs, and the smoke profile end to end), and
+the engine's behaviour the article's findings rest on.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+from dbrepro import key_cache, read_record
+
+PROFILES = ["smoke", "quick", "full"]
+TABLES = ["throughput", "relative", "mutex_waits", "claims"]
+FIGURES = ["heatmap", "relative"]
+QUICK = {"seconds": 0.05, "warmup_seconds": 0.02}
+
+
+def snakemake(python, repo, workdir, *args):
+    return python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir), *args)
+
+
+def profile(repo, name):
+    return repo / "config" / "profiles" / f"{name}.yaml"
+
+
+def job_count(output: str, rule: str) -> int:
+    match = re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
+@pytest.fixture(scope="module")
+def table_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("sbtest")
+    key_cache.build_table(directory, rows=5000, seed=3)
+    return directory
+
+
+# ---------------------------------------------------------------------------
+# The API
+
+
+def test_run_gives_one_row_per_cell(table_dir):
+    result = key_cache.run(table_dir=table_dir, segments=8, threads=[1, 2], points=[10, 50], **QUICK)
+    frame = result.to_frame()
+    assert len(frame) == 4
+    assert set(frame["threads"]) == {1, 2} and set(frame["points"]) == {10, 50}
+    assert (frame["queries_per_second"] > 0).all() and (frame["hits"] > 0).all()
+    assert (frame["segments"] == 8).all() and (frame["table_rows"] == 5000).all()
+    assert (frame["latency_us_p50"] <= frame["latency_us_p99"]).all()
+    record = result.to_dict()
+    assert record["kind"] == "key_cache" and record["metrics"]["cache"]["segment_count"] == 8
+
+
+def test_run_without_a_table_builds_a_temporary_one():
+    result = key_cache.run(rows=2000, segments=0, **QUICK)
+    assert result.config["rows"] == 2000 and result.metrics["cache"]["segment_count"] == 1
+
+
+def test_every_segment_count_returns_rows_of_the_same_size(table_dir):
+    # One thread, the same seed: the same points, so the same rows per query.
+    per_query = set()
+    for segments in (0, 1, 32, 64):
+        cell = key_cache.run(table_dir=table_dir, segments=segments, **QUICK).metrics["cells"][0]
+        per_query.add(round(cell["rows"] / cell["queries"]))
+    assert len(per_query) == 1
+
+
+def test_the_index_fits_the_auto_sized_cache(table_dir):
+    cell = key_cache.run(table_dir=table_dir, segments=4, seconds=0.1, warmup_seconds=0.1).metrics["cells"][0]
+    assert cell["misses"] == 0  # warmed: every block read is a hit
+
+
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [({"segments": 65}, "segments"), ({"threads": [0]}, "threads"), ({"points": []}, "points"),
+     ({"replacement": "fifo"}, "replacement"), ({"seconds": 0}, "seconds"), ({"division_limit": 0}, "division_limit")],
+)
+def test_bad_config_names_the_parameter(table_dir, kwargs, parameter):
+    with pytest.raises(key_cache.ConfigError) as error:
+        key_cache.run(table_dir=table_dir, **kwargs)
+    assert error.value.parameter == parameter
+
+
+def test_missing_table_is_a_config_error(tmp_path):
+    with pytest.raises(key_cache.ConfigError, match="table_dir"):
+        key_cache.run(table_dir=tmp_path / "none")
+
+
+# ---------------------------------------------------------------------------
+# The command line
+
+
+def test_cli_builds_and_runs(python, tmp_path):
+    table = tmp_path / "t"
+    done = python("-m", "dbrepro.key_cache", "build", "--table-dir", str(table), "--rows", "3000")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "run.json"
+    done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table), "--segments", "32",
+                  "--threads", "1,2", "--points", "10", "--seconds", "0.05", "--warmup-seconds", "0.02",
+                  "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    record = read_record(out)
+    assert record["config"]["segments"] == 32 and len(record["metrics"]["cells"]) == 2
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [(["--segments", "99"], "--segments"), (["--threads", "a,b"], "--threads"),
+     (["--replacement", "fifo"], "--replacement"), (["--seconds", "-1"], "--seconds")],
+)
+def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, table_dir, args, option):
+    done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table_dir), "--out",
+                  str(tmp_path / "x.json"), *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0], done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+# ---------------------------------------------------------------------------
+# The workflow
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
+    done = snakemake(python, repo, tmp_path, "key_cache", "-n", "--cores", "2",
+                     "--configfile", str(profile(repo, name)))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "error" not in output.lower() and "warn" not in output.lower(), output
+    config = yaml.safe_load(profile(repo, name).read_text())
+    kc = config["key_cache"]
+    repeats = kc.get("repeats") or config["repeats"]
+    assert job_count(output, "key_cache_run") == repeats * len(kc["segments"])
+    assert job_count(output, "key_cache_table") == 1
+    assert job_count(output, "key_cache_figure") == len(FIGURES)
+    for rule in ("throughput_table", "relative_table", "mutex_waits_table", "claims"):
+        assert job_count(output, f"key_cache_{rule}") == 1, rule
+
+
+def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "key_cache", "-n", "--cores", "2",
+                     "--configfile", str(profile(repo, "quick")))
+    output = done.stdout + done.stderr
+    blocks = re.findall(r"rule key_cache_run:\n((?:    .*\n)+)", output)
+    segments = yaml.safe_load(profile(repo, "quick").read_text())["key_cache"]["segments"]
+    first = {f"results/raw/key_cache/rep1/seg{s}.json" for s in segments}
+    assert blocks
+    for block in blocks:
+        assert "timed=1" in block and "threads: 2" in block, block
+        inputs = set(re.findall(r"results/raw/key_cache/rep\d+/seg\d+\.json", block.split("output:")[0]))
+        assert inputs == (first if "rep2/" in block.split("output:")[1] else set()), block
+
+
+@pytest.mark.slow
+def test_smoke_profile_end_to_end(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "key_cache", "--cores", "2", "--resources", "timed=1",
+                     "--configfile", str(profile(repo, "smoke")))
+    assert done.returncode == 0, done.stdout + done.stderr
+    tables = tmp_path / "results" / "tables" / "key_cache"
+    for name in TABLES:
+        assert (tables / f"{name}.csv").stat().st_size > 0, name
+    figures = tmp_path / "results" / "figures" / "key_cache"
+    for name in FIGURES:
+        assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
+        assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
+    claims = pd.read_csv(tables / "claims.csv")
+    assert list(claims.columns) == ["claim", "ours", "theirs", "reproduced"]
+    assert set(claims["reproduced"]) <= {"yes", "no"} and len(claims) >= 4
+    relative = pd.read_csv(tables / "relative.csv")
+    assert {"ours", "pitbull", "perro"} <= set(relative["source"])
+    assert {"points", "segments", "source", "1", "4", "128"} <= set(relative.columns)
+    waits = pd.read_csv(tables / "mutex_waits.csv")
+    # Counts only: whether they fall with segments is timing, for the benchmark to print.
+    assert set(waits["segments"]) == {0, 32} and (waits["mutex_waits"] >= 0).all()

@@ -1,0 +1,230 @@
+"""E4 (quantum): the RR timeslice is always restored (on success, failure,
+Ctrl-C and SIGTERM; a plain file stands in for the sysctl except in one test
+run as root), the Python API's records, the command line's errors, and the
+workflow (dry run; end to end on the smoke profile, marked slow)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from dbrepro import quantum
+from dbrepro.records import load_result
+from dbrepro.result import RunResult
+from dbrepro.tpcc import ConfigError
+
+TINY = dict(cpu_iterations=200_000, table_mb=0.25, passes=2, cpus=1)
+
+
+@pytest.fixture
+def fake_sysctl(tmp_path):
+    path = tmp_path / "sched_rr_timeslice_ms"
+    path.write_text("100\n")
+    return path
+
+
+# -- the timeslice context manager --------------------------------------------------
+
+
+def test_timeslice_set_inside_and_restored_after(fake_sysctl):
+    with quantum.rr_timeslice(20, fake_sysctl) as effective:
+        assert effective == 20
+        assert quantum.read_timeslice(fake_sysctl) == 20
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+def test_timeslice_restored_after_failure(fake_sysctl):
+    with pytest.raises(ZeroDivisionError):
+        with quantum.rr_timeslice(400, fake_sysctl):
+            1 / 0
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+def test_timeslice_restored_after_ctrl_c(fake_sysctl):
+    with pytest.raises(KeyboardInterrupt):
+        with quantum.rr_timeslice(400, fake_sysctl):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the signal arrives first
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+def test_timeslice_restored_after_sigterm_and_handler_put_back(fake_sysctl):
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit):
+        with quantum.rr_timeslice(10, fake_sysctl):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+    assert quantum.read_timeslice(fake_sysctl) == 100
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_timeslice_restored_when_another_process_is_interrupted(fake_sysctl):
+    # A whole process, stopped by SIGINT while it holds the timeslice.
+    code = textwrap.dedent(f"""
+        import time
+        from dbrepro import quantum
+        with quantum.rr_timeslice(340, {str(fake_sysctl)!r}):
+            print("set", flush=True)
+            time.sleep(30)
+    """)
+    # SIGINT's default disposition for the child: a shell running this suite as
+    # a background job starts it ignored, and Python then installs no handler.
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert child.stdout.readline().strip() == "set"
+    assert quantum.read_timeslice(fake_sysctl) == 340
+    child.send_signal(signal.SIGINT)
+    child.wait(timeout=20)
+    assert child.returncode != 0
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+def test_timeslice_not_writable_says_what_is_needed(fake_sysctl):
+    fake_sysctl.chmod(0o444)
+    if os.access(fake_sysctl, os.W_OK):
+        pytest.skip("root can write a read-only file")
+    with pytest.raises(quantum.TimesliceError, match="needs root or a privileged container"):
+        with quantum.rr_timeslice(20, fake_sysctl):
+            pass
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+def test_timeslice_rejects_bad_quantum(fake_sysctl):
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(ConfigError, match="quantum_ms"):
+            with quantum.rr_timeslice(bad, fake_sysctl):
+                pass
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.access(quantum.TIMESLICE_PATH, os.W_OK),
+                    reason="needs root to write kernel.sched_rr_timeslice_ms")
+def test_real_sysctl_is_set_and_restored():
+    original = quantum.read_timeslice()
+    try:
+        with pytest.raises(RuntimeError):
+            with quantum.rr_timeslice(20) as effective:
+                assert 16 <= effective <= 24  # rounded to whole ticks
+                raise RuntimeError("fails inside")
+    finally:
+        assert quantum.read_timeslice() == original
+
+
+# -- the API ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheduler", ["engine", "os_fair"])
+@pytest.mark.parametrize("workload", ["cpu", "memory"])
+def test_run_sessions_record(scheduler, workload, tmp_path):
+    run = quantum.run_sessions(scheduler=scheduler, workload=workload, quantum_ms=5, sessions_per_cpu=3, **TINY)
+    assert isinstance(run, RunResult) and run.kind == "quantum"
+    m = run.metrics
+    assert len(m["sessions"]) == 3
+    assert m["results_agree"]
+    assert m["min_seconds"] <= m["mean_seconds"] <= m["max_seconds"] <= m["makespan_seconds"] + 1e-9
+    assert m["delta_seconds"] == pytest.approx(m["max_seconds"] - m["min_seconds"])
+    assert (m["delta_over_q"] is None) == (scheduler == "os_fair")
+    rows = run.to_rows()
+    assert len(rows) == 1 and rows[0]["scheduler"] == scheduler and rows[0]["sessions"] == 3
+    from dbrepro.records import write_record
+
+    write_record(run, tmp_path / "run.json")
+    assert load_result(tmp_path / "run.json").metrics["mean_seconds"] == m["mean_seconds"]
+
+
+def test_os_rr_uses_and_restores_the_timeslice(fake_sysctl):
+    if os.geteuid() != 0:
+        with pytest.raises(quantum.TimesliceError, match="needs root"):
+            quantum.run_sessions(scheduler="os_rr", quantum_ms=20, timeslice_path="/proc/sys/kernel/sched_rr_timeslice_ms", **TINY)
+        return
+    run = quantum.run_sessions(scheduler="os_rr", quantum_ms=20, sessions_per_cpu=2, timeslice_path=fake_sysctl, **TINY)
+    assert run.metrics["kernel"]["rr_timeslice_ms_effective"] == 20
+    assert quantum.read_timeslice(fake_sysctl) == 100
+
+
+@pytest.mark.parametrize("bad, parameter", [
+    (dict(scheduler="cfs"), "scheduler"), (dict(workload="io"), "workload"), (dict(quantum_ms=0), "quantum_ms"),
+    (dict(sessions_per_cpu=0), "sessions_per_cpu"), (dict(cpus=999), "cpus"), (dict(passes=0), "passes"),
+    (dict(table_mb=0), "table_mb"), (dict(scheduler="os_rr", quantum_ms=2.5), "quantum_ms"),
+])
+def test_run_sessions_rejects_bad_values(bad, parameter):
+    with pytest.raises(ConfigError) as error:
+        quantum.run_sessions(**{**TINY, **bad})
+    assert error.value.parameter == parameter
+
+
+# -- the command line ------------------------------------------------------------------
+
+
+def test_cli_writes_a_record(python, tmp_path):
+    out = tmp_path / "run.json"
+    done = python("-m", "dbrepro.quantum", "--workload", "memory", "--quantum-ms", "10", "--sessions-per-cpu", "2",
+                  "--cpus", "1", "--table-mb", "0.25", "--passes", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    record = json.loads(out.read_text())
+    assert record["kind"] == "quantum" and record["config"]["sessions"] == 2
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--quantum-ms", "0"], "--quantum-ms"), (["--quantum-ms", "ten"], "--quantum-ms"),
+    (["--scheduler", "cfs"], "--scheduler"), (["--sessions-per-cpu", "0"], "--sessions-per-cpu"),
+    (["--cpus", "999"], "--cpus"), ([], "--out"),
+])
+def test_cli_errors_are_one_line_naming_the_option(python, tmp_path, args, option):
+    out = [] if option == "--out" else ["--out", str(tmp_path / "x.json")]
+    done = python("-m", "dbrepro.quantum", *args, *out)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0], done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+# -- the workflow ----------------------------------------------------------------------
+
+
+def test_workflow_dry_run_lists_quantum_runs(python, repo, tmp_path):
+    done = python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(tmp_path), "-n",
+                  "quantum", "--configfile", str(repo / "config" / "profiles" / "smoke.yaml"))
+    assert done.returncode == 0, done.stderr
+    assert "quantum_run" in done.stdout and "quantum_claims" in done.stdout
+
+
+@pytest.mark.slow
+def test_smoke_profile_end_to_end(python, repo, tmp_path):
+    before = quantum.read_timeslice() if os.path.exists(quantum.TIMESLICE_PATH) else None
+    done = python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(tmp_path), "quantum", "--cores", "2",
+                  "--resources", "timed=1", "--configfile", str(repo / "config" / "profiles" / "smoke.yaml"),
+                  *([] if os.geteuid() == 0 else ["--config", "quantum={'schedulers': ['engine', 'os_fair']}"]),
+                  timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    tables = tmp_path / "results" / "tables" / "quantum"
+    claims = (tables / "claims.csv").read_text().splitlines()
+    assert claims[0] == "claim,ours,theirs,reproduced"
+    assert all(line.rsplit(",", 1)[1] in ("yes", "no") for line in claims[1:])
+    assert (tmp_path / "results" / "figures" / "quantum" / "mean_session_time.png").stat().st_size > 0
+    if before is not None:
+        assert quantum.read_timeslice() == before
+
+
+def test_figure_script_draws_runs_table(repo, tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.syspath_prepend(str(repo))
+    from figures.quantum_mean_session_time import main
+
+    rows = [
+        {"scheduler": s, "workload": w, "quantum_ms": q, "sessions_per_cpu": n, "mean_seconds": n * 1.0,
+         "min_seconds": n * 0.5, "max_seconds": n * 1.5}
+        for s, quanta in (("engine", ("10", "400")), ("os_rr", ("10", "400")), ("os_fair", ("fair",)))
+        for w in ("cpu", "memory") for q in quanta for n in (1, 5)
+    ]
+    csv = tmp_path / "runs.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    assert main([str(csv), str(tmp_path / "f.png"), str(tmp_path / "f.pdf")]) == 0
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

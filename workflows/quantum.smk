@@ -1,0 +1,133 @@
+# Study `quantum` (E4, seed 003, 2008): do CPU-bound sessions finish sooner
+# under a longer scheduler quantum when several share a CPU? Sessions run
+# pinned, S per CPU, under the OS (SCHED_RR with kernel.sched_rr_timeslice_ms
+# = Q, which needs root; SCHED_OTHER for comparison) and under the engine's
+# own fiber scheduler.
+#
+#   runs      results/raw/quantum/rep{rep}/{scheduler}_{workload}_q{Q}_s{S}.json (timed)
+#             (os_fair has no Q: its runs are named ..._qfair_s{S})
+#   tables    results/tables/quantum/{runs,workload1,workload2,claims}.csv, claims.md
+#   figure    results/figures/quantum/mean_session_time.{png,pdf}
+#
+# The article's numbers: workflows/data/quantum_paper.yaml (their one source).
+
+QT = config["quantum"]
+QT_STUDY = "quantum"
+QT_REPEATS = list(range(1, (QT["repeats"] or config["repeats"]) + 1))
+QT_PAPER = repo_file("workflows", "data", "quantum_paper.yaml")
+
+
+def qt_runs():
+    """Every run of one repeat, by name: scheduler x workload x Q x S (os_fair has no Q)."""
+    runs = {}
+    for scheduler in QT["schedulers"]:
+        quanta = ["fair"] if scheduler == "os_fair" else QT["quanta_ms"]
+        for workload in QT["workloads"]:
+            for q in quanta:
+                for s in QT["sessions_per_cpu"]:
+                    runs[f"{scheduler}_{workload}_q{q}_s{s}"] = {
+                        # os_fair ignores Q; the first one is passed so the option is valid.
+                        "scheduler": scheduler, "workload": workload,
+                        "quantum": QT["quanta_ms"][0] if q == "fair" else q, "sessions": s,
+                    }
+    return runs
+
+
+QT_RUNS = qt_runs()
+QT_RUN = raw_path(QT_STUDY, "{run}")
+QT_GRID = {"run": list(QT_RUNS)}
+QT_TABLES = ["runs", "workload1", "workload2"]
+QT_TARGETS = [
+    *(table_path(QT_STUDY, name) for name in (*QT_TABLES, "claims")),
+    f"results/tables/{QT_STUDY}/claims.md",
+    *figure_paths(QT_STUDY, "mean_session_time").values(),
+]
+STUDY_TARGETS.extend(QT_TARGETS)
+
+
+def qt_run(part):
+    """Params function: one part (scheduler, workload, quantum, sessions) of the run's config."""
+    return lambda wildcards: QT_RUNS[wildcards.run][part]
+
+
+rule quantum:
+    """This study's tables and figure only: `snakemake quantum`."""
+    input:
+        QT_TARGETS,
+    localrule: True
+
+
+rule quantum_run:
+    """One timed run of S sessions per CPU under one scheduler and quantum,
+    through `python -m dbrepro.quantum`. os_rr sets the kernel's RR timeslice
+    for the run and restores it (needs root)."""
+    input:
+        after_previous_repeat(QT_RUN, QT_GRID),
+    output:
+        record=QT_RUN,
+    log:
+        log_path(QT_STUDY, "rep{rep}/{run}"),
+    wildcard_constraints:
+        run="|".join(QT_GRID["run"]),
+    params:
+        scheduler=qt_run("scheduler"),
+        workload=qt_run("workload"),
+        quantum=qt_run("quantum"),
+        sessions=qt_run("sessions"),
+        cpus=QT["cpus"],
+        iterations=QT["cpu_iterations"],
+        table_mb=QT["table_mb"],
+        passes=QT["passes"],
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --workload {params.workload}"
+        " --quantum-ms {params.quantum} --sessions-per-cpu {params.sessions} --cpus {params.cpus}"
+        " --cpu-iterations {params.iterations} --table-mb {params.table_mb} --passes {params.passes}"
+        " --out {output.record:q} > {log:q} 2>&1"
+
+
+rule quantum_tables:
+    """Every run's figures (median over repeats), and the article's two tables with its numbers beside ours."""
+    input:
+        runs=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
+        paper=QT_PAPER,
+    output:
+        **{name: table_path(QT_STUDY, name) for name in QT_TABLES},
+    log:
+        log_path(QT_STUDY, "tables"),
+    localrule: True
+    script:
+        "scripts/quantum_tables.py"
+
+
+rule quantum_claims:
+    """The article's findings against ours, and which effect our numbers show."""
+    input:
+        runs=table_path(QT_STUDY, "runs"),
+        paper=QT_PAPER,
+    output:
+        csv=table_path(QT_STUDY, "claims"),
+        md=f"results/tables/{QT_STUDY}/claims.md",
+    log:
+        log_path(QT_STUDY, "claims"),
+    localrule: True
+    script:
+        "scripts/quantum_claims.py"
+
+
+rule quantum_mean_session_time:
+    """Mean session time against sessions per CPU, one line per Q."""
+    input:
+        table=table_path(QT_STUDY, "runs"),
+        code=repo_file("figures", "quantum_mean_session_time.py"),
+        style=repo_file("figures", "style.py"),
+        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
+    output:
+        **figure_paths(QT_STUDY, "mean_session_time"),
+    log:
+        log_path(QT_STUDY, "mean_session_time"),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

@@ -1,0 +1,46 @@
+"""Queries/s of select_random_points per key_cache_segments value, threads and
+P, over the repeats: median, min, max, with latency percentiles and the key
+cache's counters (medians over the repeats).
+
+Run by Snakemake (rule key_cache_throughput_table), or by hand:
+    python workflows/scripts/key_cache_throughput_table.py throughput.csv RUN.json...
+"""
+
+import argparse
+
+import pandas as pd
+
+import key_cache_common as common
+from dbrepro import key_cache  # noqa: F401 (registers the key_cache table rows)
+from dbrepro.records import load_runs
+
+KEYS = ["segments", "threads", "points"]
+
+
+def summarize(runs: pd.DataFrame) -> pd.DataFrame:
+    grouped = runs.groupby(KEYS)
+    table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", n="count")
+    medians = grouped[["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits", "hits", "misses",
+                       "queries", "cpu_seconds", "elapsed_seconds"]].median()
+    table = table.join(medians).reset_index()
+    first = runs.iloc[0]
+    table["rows"] = first["table_rows"]
+    table["block_size"] = first["block_size"]
+    table["cpu_count"] = first["cpu_count"]
+    return table.sort_values(KEYS).reset_index(drop=True)
+
+
+def main(out_path, run_paths) -> pd.DataFrame:
+    table = summarize(load_runs(run_paths))
+    table.to_csv(out_path, index=False, float_format="%.6g")
+    return table
+
+
+if "snakemake" in globals():
+    common.run_logged(snakemake.log[0], main, snakemake.output[0], list(snakemake.input.runs))  # noqa: F821
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", help="CSV to write")
+    parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.key_cache run` (JSON)")
+    args = parser.parse_args()
+    print(main(args.out, args.runs).to_string(index=False))
