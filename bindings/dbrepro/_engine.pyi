@@ -1,6 +1,8 @@
-"""Type stubs for dbrepro._engine, the compiled C++ engine (bindings/src/engine_module.cpp)."""
-from collections.abc import Callable, Mapping
+"""Type stubs for dbrepro._engine, the compiled C++ engine (bindings/src/*.cpp)."""
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+# ---- TPC-C and E1 (engine_module.cpp) ----------------------------------------
 
 def run_tpcc(
     *,
@@ -10,20 +12,71 @@ def run_tpcc(
     mix: Mapping[str, float] = {"new_order": 0.5, "payment": 0.5},
     variant: str = "paper",
     seed: int = 1,
-    page_size: int = 8192,
-    key_compare: str = "integer",
+    stack: str = "bare",
+    page_size: int = 0,
+    key_compare: str = "auto",
+    meter: str = "none",
+    log_dir: str = "",
     progress_every: int = 1000,
     check_consistency: bool = True,
-    progress: Callable[[int, int], bool] | None = None,
+    progress: Callable[[int, int], bool | None] | None = None,
 ) -> dict[str, Any]:
-    """Load a TPC-C database, run the transaction mix, check consistency.
+    """Load a TPC-C database, run the transaction mix on an engine stack
+    ("bare", "step0".."step10", "optimal"), check consistency.
 
     Raises ValueError naming the parameter for a bad configuration (before
-    loading anything). Releases the GIL while running; `progress(done, total)`
-    is called every `progress_every` transactions (total 0 for a timed run)
-    and returning False stops the run. Ctrl-C stops the run at the next tick
-    and raises KeyboardInterrupt.
+    loading anything), RuntimeError when meter "perf" finds no counters.
+    Releases the GIL while running; `progress(done, total)` is called every
+    `progress_every` transactions (total 0 for a timed run) and returning
+    False stops the run. Ctrl-C stops the run at the next tick and raises
+    KeyboardInterrupt.
     """
+
+def ladder() -> list[dict[str, Any]]:
+    """E1's removal ladder: step, label, component, page_size per step."""
 
 def build_info() -> dict[str, Any]:
     """How the engine was built: compiler, cxx_flags, build_type, cxx_standard, version."""
+
+# ---- E2 key cache (key_cache_module.cpp) ------------------------------------------
+
+def key_cache_build_table(*, directory: str, rows: int, seed: int = 1, block_size: int = 1024) -> dict[str, Any]:
+    """Write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory."""
+
+def key_cache_table_info(*, directory: str) -> dict[str, Any]:
+    """The metadata of the sbtest table in a directory."""
+
+def key_cache_run(
+    *,
+    table_dir: str,
+    segments: int = 0,
+    buffer_bytes: int = 0,
+    division_limit: int = 100,
+    age_threshold: int = 300,
+    replacement: str = "midpoint",
+    threads: Sequence[int] = (1,),
+    points: Sequence[int] = (10,),
+    warmup_seconds: float = 0.2,
+    seconds: float = 0.5,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """select_random_points per (threads, points) cell against one key-cache configuration."""
+
+# ---- E4 quantum (quantum_module.cpp) -------------------------------------------------
+
+def run_sessions(
+    *,
+    scheduler: str,
+    workload: str,
+    cpus: int,
+    sessions_per_cpu: int,
+    quantum_ms: float,
+    cpu_iterations: int,
+    table_bytes: int,
+    passes: int,
+    page_size: int = 8192,
+) -> dict[str, Any]:
+    """Run sessions per CPU (pinned) under the engine's fiber scheduler or the OS scheduler."""
+
+def available_cpus() -> list[int]:
+    """CPUs in this process's affinity mask."""
