@@ -25,6 +25,7 @@
 #include "tpcc/database.hpp"
 #include "tpcc/generators.hpp"
 #include "tpcc/loader.hpp"
+#include "tpcc_test_engines.hpp"
 
 namespace dbrepro::tpcc {
 namespace {
@@ -32,34 +33,9 @@ namespace {
 using IntEngine = PagedEngine<IntegerKeyCompare>;
 using GenEngine = PagedEngine<GenericKeyCompare>;
 
-// The only engine without a catalog (HISTORY rows are kept but not readable).
-template <class E>
-constexpr bool kHasCatalog = requires(E& e) { e.catalog(); };
-
-// A log file for a stack whose log flushes at commit, removed afterwards.
-struct TempLog {
-  TempLog() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/dbrepro-test-log-XXXXXX";
-    const int fd = ::mkstemp(pattern.data());
-    if (fd >= 0) ::close(fd);
-    path = pattern;
-  }
-  ~TempLog() { ::unlink(path.c_str()); }
-  std::string path;
-};
-
-template <class E>
-E make_engine(u32 page_size, const std::string& log_path) {
-  if constexpr (std::is_same_v<E, MemEngine>) {
-    return E();
-  } else {
-    EngineOptions options;
-    options.page_size = page_size;
-    options.log_path = log_path;
-    return E(options);
-  }
-}
+using test::kHasCatalog;
+using test::make_engine;
+using test::TempLog;
 
 // One engine with one loaded TPC-C database (engines are not movable).
 template <class Engine>

@@ -26,6 +26,7 @@
 #include "tpcc/inputs.hpp"
 #include "tpcc/loader.hpp"
 #include "tpcc/transactions.hpp"
+#include "tpcc_test_engines.hpp"
 
 namespace dbrepro::tpcc {
 namespace {
@@ -34,34 +35,9 @@ using IntEngine = PagedEngine<IntegerKeyCompare>;
 using GenEngine = PagedEngine<GenericKeyCompare>;
 using FullEngine = Engine<Step0>;  // every component: log flushed at commit, locks, latches, buffer pool
 
-// The only engine without a catalog (HISTORY rows are kept but not readable).
-template <class E>
-constexpr bool kHasCatalog = requires(E& e) { e.catalog(); };
-
-// A log file for a stack whose log flushes at commit, removed afterwards.
-struct TempLog {
-  TempLog() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/dbrepro-test-log-XXXXXX";
-    const int fd = ::mkstemp(pattern.data());
-    if (fd >= 0) ::close(fd);
-    path = pattern;
-  }
-  ~TempLog() { ::unlink(path.c_str()); }
-  std::string path;
-};
-
-template <class E>
-E make_engine(u32 page_size, const std::string& log_path) {
-  if constexpr (std::is_same_v<E, MemEngine>) {
-    return E();
-  } else {
-    EngineOptions options;
-    options.page_size = page_size;
-    options.log_path = log_path;
-    return E(options);
-  }
-}
+using test::kHasCatalog;
+using test::make_engine;
+using test::TempLog;
 
 template <class Engine>
 struct Loaded {
