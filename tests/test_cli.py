@@ -150,3 +150,13 @@ def test_consistency_failure_exits_1_after_writing(tmp_path, monkeypatch, capsys
     assert "FAIL  condition 1" in captured.out and "W_YTD 1 != 2" in captured.out
     assert "consistency check failed" in captured.err
     assert read_record(out)["metrics"]["consistent"] is False
+
+
+@pytest.mark.parametrize("study, expected", [("key-cache", "{build,run}"), ("quantum", "--quantum-ms")])
+def test_run_hands_other_studies_to_their_own_command_lines(study, expected):
+    done = subprocess.run([sys.executable, "-m", "dbrepro", "run", study, "--help"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert expected in done.stdout
+    listed = subprocess.run([sys.executable, "-m", "dbrepro", "run", "--help"], capture_output=True, text=True)
+    assert study in listed.stdout

@@ -175,6 +175,9 @@ def build_parser() -> OneLineErrorParser:
 
     _add_instructions_parser(studies)
 
+    for name, (module, summary) in DELEGATED_STUDIES.items():
+        studies.add_parser(name, help=f"{summary} (options: {PROG} run {name} --help)", add_help=False)
+
     commands.add_parser(
         "info", help="print provenance (versions, CPU, counters) as JSON", formatter_class=DefaultsHelpFormatter
     )
@@ -406,7 +409,20 @@ def show_info(_args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# Studies whose command lines live in their own modules: `dbrepro run STUDY
+# ...` hands the remaining arguments to that module's main().
+DELEGATED_STUDIES = {
+    "key-cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
+    "quantum": ("dbrepro.quantum", "E4 scheduler quantum: sessions under the OS or the engine's scheduler"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 2 and argv[0] == "run" and argv[1] in DELEGATED_STUDIES:
+        import importlib
+
+        return importlib.import_module(DELEGATED_STUDIES[argv[1]][0]).main(argv[2:])
     try:
         args = build_parser().parse_args(argv)
         if args.command == "info":
