@@ -28,7 +28,7 @@ def plot(table: pd.DataFrame):
     workloads = sorted(table["workload"].unique())
     schedulers = [s for s in ("engine", "os_rr") if s in set(table["scheduler"])] or ["os_fair"]
     fig, axes = style.figure(nrows=len(workloads), ncols=len(schedulers), squeeze=False, layout="constrained",
-                             figsize=(4.2 * len(schedulers), 3.2 * len(workloads)))
+                             figsize=(4.2 * len(schedulers), 3.6 * len(workloads)))
     for r, workload in enumerate(workloads):
         for c, scheduler in enumerate(schedulers):
             ax = axes[r][c]
@@ -45,7 +45,8 @@ def plot(table: pd.DataFrame):
                 ax.plot(fair["sessions_per_cpu"], fair["mean_seconds"], "--", color="grey", label="fair scheduler")
             ax.set_title(f"{SCHEDULER_TITLES.get(scheduler, scheduler)}, {WORKLOAD_TITLES.get(workload, workload)}",
                          fontsize="medium")
-            ax.set_xlabel("sessions per CPU")
+            if r == len(workloads) - 1:  # one axis label per column keeps rows apart
+                ax.set_xlabel("sessions per CPU")
             ax.set_ylabel("mean session time (s)")
             ax.set_xticks(sorted(table["sessions_per_cpu"].unique()))
             ax.set_ylim(bottom=0)
