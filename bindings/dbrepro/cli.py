@@ -294,9 +294,31 @@ def _engine_error_line(error: ValueError) -> str:
     return line
 
 
+def _cli_error(error: Exception) -> Exception:
+    """The one-line CliError for an API error, or the error itself if it is not one."""
+    from . import tpcc
+
+    if isinstance(error, tpcc.ConfigError):
+        return CliError(f"{_option_name(error.parameter)}: {error.reason}")
+    if isinstance(error, ValueError):  # the engine's own check; its message names the parameter
+        return CliError(_engine_error_line(error))
+    if isinstance(error, RuntimeError):  # no counters for perf; valgrind missing or failed
+        return CliError(str(error).splitlines()[0])
+    return error
+
+
+def _write(result, out: str) -> str:
+    """Writes the raw-run record atomically; its path."""
+    from .records import write_record
+
+    try:
+        return write_record(result, out)
+    except OSError as error:
+        raise CliError(f"--out: cannot write {out}: {error.strerror or error}") from None
+
+
 def run_tpcc(args: argparse.Namespace) -> int:
     from . import tpcc
-    from .records import write_record
 
     _check_writable(args.out)  # fail now, not after a long run
     transactions = args.transactions
@@ -317,18 +339,11 @@ def run_tpcc(args: argparse.Namespace) -> int:
             meter=args.meter,
             log_dir=args.log_dir,
         )
-    except tpcc.ConfigError as error:
-        raise CliError(f"{_option_name(error.parameter)}: {error.reason}") from None
-    except ValueError as error:  # the engine's own check; its message names the parameter
-        raise CliError(_engine_error_line(error)) from None
-    except RuntimeError as error:  # e.g. --meter perf on a machine without counters
-        raise CliError(str(error).splitlines()[0]) from None
+    except Exception as error:
+        raise _cli_error(error) from None
 
     # The record first: a closed stdout (`| head`) must not lose the run.
-    try:
-        path = write_record(result, args.out)
-    except OSError as error:
-        raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
+    path = _write(result, args.out)
     print_lines([*summary_lines(result), f"record: {path}"])
     if result.consistent is False:
         print(f"{PROG}: consistency check failed (record written to {path})", file=sys.stderr)
@@ -370,8 +385,7 @@ def _ladder_or_empty() -> list[dict]:
 
 
 def run_instructions(args: argparse.Namespace) -> int:
-    from . import looking_glass, tpcc
-    from .records import write_record
+    from . import looking_glass
 
     _check_writable(args.out)  # fail now, not after a long count
     if args.transactions < 1:  # the API's general message would mention --seconds, which this command lacks
@@ -387,17 +401,10 @@ def run_instructions(args: argparse.Namespace) -> int:
             backend=args.backend,
             cycles=args.cycles,
         )
-    except tpcc.ConfigError as error:
-        raise CliError(f"{_option_name(error.parameter)}: {error.reason}") from None
-    except ValueError as error:
-        raise CliError(_engine_error_line(error)) from None
-    except RuntimeError as error:  # valgrind missing or failed; no counters for perf
-        raise CliError(str(error).splitlines()[0]) from None
+    except Exception as error:
+        raise _cli_error(error) from None
 
-    try:
-        path = write_record(count.result, args.out)
-    except OSError as error:
-        raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
+    path = _write(count.result, args.out)
     print_lines([*instruction_summary_lines(count), f"record: {path}"])
     return EXIT_OK
 
