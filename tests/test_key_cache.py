@@ -11,24 +11,12 @@ import pytest
 import yaml
 
 from dbrepro import key_cache, read_record
+from workflow_helpers import job_count, profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
 TABLES = ["throughput", "relative", "mutex_waits", "claims"]
 FIGURES = ["heatmap", "relative"]
 QUICK = {"seconds": 0.05, "warmup_seconds": 0.02}
-
-
-def snakemake(python, repo, workdir, *args):
-    return python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir), *args)
-
-
-def profile(repo, name):
-    return repo / "config" / "profiles" / f"{name}.yaml"
-
-
-def job_count(output: str, rule: str) -> int:
-    match = re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE)
-    return int(match.group(1)) if match else 0
 
 
 @pytest.fixture(scope="module")

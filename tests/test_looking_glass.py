@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from dbrepro import looking_glass, read_record
+from workflow_helpers import job_count, profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
 STEPS = list(range(12))
@@ -26,19 +27,6 @@ FIGURES = ["fig5_payment", "fig6_new_order", "fig7_switches", "fig8_instructions
 TABLES = ["instructions", "switches", "components", "ladder", "claims"]
 # Small, and enough for every phase of both transaction types to run.
 COUNT_TRANSACTIONS = 200
-
-
-def snakemake(python, repo, workdir, *args):
-    return python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir), *args)
-
-
-def profile(repo, name):
-    return repo / "config" / "profiles" / f"{name}.yaml"
-
-
-def job_count(output: str, rule: str) -> int:
-    match = re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE)
-    return int(match.group(1)) if match else 0
 
 
 # ---------------------------------------------------------------------------

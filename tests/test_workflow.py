@@ -6,16 +6,9 @@ import re
 import pandas as pd
 import pytest
 import yaml
+from workflow_helpers import profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
-
-
-def snakemake(python, repo, workdir, *args):
-    return python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir), *args)
-
-
-def profile(repo, name):
-    return repo / "config" / "profiles" / f"{name}.yaml"
 
 
 def job_blocks(output: str, rule: str) -> list[str]:
