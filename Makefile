@@ -27,7 +27,8 @@ $(VENV)/.system-deps: env/install-system-deps.sh
 $(VENV)/.installed: pyproject.toml $(VENV)/.system-deps
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.21" "ninja>=1.11"
+	# setuptools and wheel: some dependencies ship only sdists, built without isolation.
+	$(PY) -m pip install --quiet "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.21" "ninja>=1.11" setuptools wheel
 	$(PY) -m pip install --quiet --no-build-isolation -e ".[dev]"
 	touch $@
 
