@@ -1,0 +1,70 @@
+#include "buffer/disk_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace dbrepro {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+  throw std::runtime_error("disk pool: " + what + " '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+DiskFile::DiskFile(const std::string& directory, u32 page_size, bool want_direct) : page_size_(page_size) {
+  std::string base = directory;
+  if (base.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    base = tmp && *tmp ? tmp : "/tmp";
+  }
+  std::string pattern = base + "/dbrepro-db-XXXXXX";
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) throw std::invalid_argument("data_dir: cannot create a database file in '" + base + "'");
+  path_ = pattern;
+  if (want_direct) {
+    // Re-open with O_DIRECT; tmpfs and some overlay filesystems refuse it.
+    fd_ = ::open(path_.c_str(), O_RDWR | O_DIRECT);
+    direct_ = fd_ >= 0;
+  }
+  if (fd_ < 0) {
+    fd_ = ::dup(fd);
+    if (fd_ < 0) fail("dup", path_);
+  }
+  ::close(fd);
+}
+
+DiskFile::~DiskFile() {
+  ::close(fd_);
+  ::unlink(path_.c_str());
+}
+
+void DiskFile::read(PageId pid, std::byte* page) const {
+  const off_t at = static_cast<off_t>(pid) * page_size_;
+  size_t done = 0;
+  while (done < page_size_) {
+    const ssize_t n = ::pread(fd_, page + done, page_size_ - done, at + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("read page " + std::to_string(pid) + " of", path_);
+    done += static_cast<size_t>(n);
+  }
+}
+
+void DiskFile::write(PageId pid, const std::byte* page) const {
+  const off_t at = static_cast<off_t>(pid) * page_size_;
+  size_t done = 0;
+  while (done < page_size_) {
+    const ssize_t n = ::pwrite(fd_, page + done, page_size_ - done, at + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("write page " + std::to_string(pid) + " of", path_);
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace dbrepro

@@ -1,0 +1,32 @@
+#pragma once
+// The database file of the disk-backed pool: a fresh file in a directory,
+// removed when the pool goes. Pages are read and written whole with
+// pread/pwrite; O_DIRECT (no kernel page cache, so a miss is a real device
+// read) where the filesystem allows it, which the run record reports.
+#include <string>
+
+#include "common/types.hpp"
+
+namespace dbrepro {
+
+class DiskFile {
+ public:
+  DiskFile(const std::string& directory, u32 page_size, bool want_direct);
+  ~DiskFile();
+  DiskFile(const DiskFile&) = delete;
+  DiskFile& operator=(const DiskFile&) = delete;
+
+  void read(PageId pid, std::byte* page) const;
+  void write(PageId pid, const std::byte* page) const;
+
+  bool direct() const { return direct_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  u32 page_size_;
+  int fd_ = -1;
+  bool direct_ = false;
+};
+
+}  // namespace dbrepro
