@@ -23,10 +23,13 @@ validate(config, os.path.join(workflow.basedir, "config", "schema", "config.sche
 # Shared helpers first, then one file per study; each adds its final outputs
 # to STUDY_TARGETS.
 include: "workflows/common.smk"
+include: "workflows/report.smk"
 include: "workflows/tpcc.smk"
 include: "workflows/looking_glass.smk"
 include: "workflows/key_cache.smk"
 include: "workflows/quantum.smk"
+# The paper (`snakemake paper`) last: it reads every study's outputs.
+include: "workflows/paper.smk"
 
 
 rule all:

@@ -157,7 +157,11 @@ rule key_cache_figure:
         style=repo_file("figures", "style.py"),
         mplstyle=repo_file("figures", "dbrepro.mplstyle"),
     output:
-        png=f"results/figures/{KC_STUDY}/{{name}}.png",
+        png=report(
+            f"results/figures/{KC_STUDY}/{{name}}.png",
+            caption=report_caption(KC_STUDY, "figure"),
+            category=REPORT_CATEGORIES[KC_STUDY],
+        ),
         pdf=f"results/figures/{KC_STUDY}/{{name}}.pdf",
     log:
         log_path(KC_STUDY, "figure_{name}"),

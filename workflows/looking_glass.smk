@@ -192,7 +192,7 @@ rule looking_glass_fig5_payment:
     input:
         **lg_figure_inputs(LG_FIGURES["fig5_payment"], table=lg_table("instructions"), paper=LG_PAPER),
     output:
-        **figure_paths(LG_STUDY, "fig5_payment"),
+        **reported_figure_paths(LG_STUDY, "fig5_payment"),
     log:
         log_path(LG_STUDY, "fig5_payment"),
     localrule: True
@@ -205,7 +205,7 @@ rule looking_glass_fig6_new_order:
     input:
         **lg_figure_inputs(LG_FIGURES["fig6_new_order"], table=lg_table("instructions"), paper=LG_PAPER),
     output:
-        **figure_paths(LG_STUDY, "fig6_new_order"),
+        **reported_figure_paths(LG_STUDY, "fig6_new_order"),
     log:
         log_path(LG_STUDY, "fig6_new_order"),
     localrule: True
@@ -218,7 +218,7 @@ rule looking_glass_fig7_switches:
     input:
         **lg_figure_inputs(LG_FIGURES["fig7_switches"], table=lg_table("switches")),
     output:
-        **figure_paths(LG_STUDY, "fig7_switches"),
+        **reported_figure_paths(LG_STUDY, "fig7_switches"),
     log:
         log_path(LG_STUDY, "fig7_switches"),
     localrule: True
@@ -231,7 +231,7 @@ rule looking_glass_fig8_instructions_vs_cycles:
     input:
         **lg_figure_inputs(LG_FIGURES["fig8_instructions_vs_cycles"], table=lg_table("components")),
     output:
-        **figure_paths(LG_STUDY, "fig8_instructions_vs_cycles"),
+        **reported_figure_paths(LG_STUDY, "fig8_instructions_vs_cycles"),
     log:
         log_path(LG_STUDY, "fig8_instructions_vs_cycles"),
     localrule: True
@@ -244,7 +244,7 @@ rule looking_glass_throughput_ladder:
     input:
         **lg_figure_inputs(LG_FIGURES["throughput_ladder"], table=lg_table("ladder")),
     output:
-        **figure_paths(LG_STUDY, "throughput_ladder"),
+        **reported_figure_paths(LG_STUDY, "throughput_ladder"),
     log:
         log_path(LG_STUDY, "throughput_ladder"),
     localrule: True

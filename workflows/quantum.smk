@@ -125,7 +125,7 @@ rule quantum_mean_session_time:
         style=repo_file("figures", "style.py"),
         mplstyle=repo_file("figures", "dbrepro.mplstyle"),
     output:
-        **figure_paths(QT_STUDY, "mean_session_time"),
+        **reported_figure_paths(QT_STUDY, "mean_session_time"),
     log:
         log_path(QT_STUDY, "mean_session_time"),
     localrule: True

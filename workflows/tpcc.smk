@@ -66,7 +66,7 @@ rule tpcc_figure:
         style=repo_file("figures", "style.py"),
         mplstyle=repo_file("figures", "dbrepro.mplstyle"),
     output:
-        **figure_paths("tpcc", "throughput"),
+        **reported_figure_paths("tpcc", "throughput"),
     log:
         log_path("tpcc", "throughput_figure"),
     localrule: True

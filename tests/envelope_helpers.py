@@ -1,0 +1,50 @@
+"""Helpers for the tests of the reproducible envelope (paper, report, image,
+SLURM): a small real workflow run to build on, and TeX on demand."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from workflow_helpers import profile, snakemake
+
+# The tpcc chain at smoke size: real raw runs, table and figure in seconds.
+TPCC_OUTPUTS = ["results/tables/tpcc/throughput.csv", "results/figures/tpcc/throughput.png",
+                "results/figures/tpcc/throughput.pdf"]
+
+
+def run_tpcc_smoke(python, repo: Path, workdir: Path) -> Path:
+    """The tpcc study's smoke grid run by Snakemake in `workdir` (returned)."""
+    done = snakemake(python, repo, workdir, *TPCC_OUTPUTS, "--configfile", str(profile(repo, "smoke")))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return workdir
+
+
+def ensure_latexmk(repo: Path) -> None:
+    """latexmk and the paper's TeX packages, installed by the project's own
+    script where missing (needs root); skips the test only if that cannot be done."""
+    if shutil.which("latexmk") is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run([str(repo / "env" / "install-system-deps.sh"), "--paper"], check=False,
+                       capture_output=True, timeout=900)
+    if shutil.which("latexmk") is None:
+        pytest.skip("latexmk is missing and cannot be installed here (not root or no apt-get): "
+                    "sudo env/install-system-deps.sh --paper")
+
+
+def figure_inputs(fls: Path) -> set[Path]:
+    """The figure files (under results/figures) that LaTeX read, from latexmk's recorder file."""
+    folder = fls.parent
+    inputs = set()
+    for line in fls.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("INPUT ") and "figures/" in line:
+            inputs.add((folder / line[len("INPUT "):]).resolve())
+    return inputs
+
+
+@pytest.fixture(scope="module")
+def tpcc_results(python, repo, tmp_path_factory) -> Path:
+    """A work folder whose results/ holds the tpcc smoke grid (import this
+    fixture into a test module to use it)."""
+    return run_tpcc_smoke(python, repo, tmp_path_factory.mktemp("tpcc_smoke"))

@@ -1,0 +1,42 @@
+# The paper (paper/): its tables generated from every study's tables, its
+# figures the studies' own, built with latexmk.
+#
+#   snakemake paper            results/paper/paper.pdf (runs every study first)
+#
+#   results/paper/tables/<study>_<table>.tex   LaTeX of the results tables
+#   results/paper/generated/<study>.tex         a study's figures and tables, or
+#                                               "not yet produced" placeholders
+#   results/paper/generated/produced.tex        what this build contains
+#   results/paper/paper.pdf
+
+import glob
+
+PAPER_DIR = "results/paper"
+
+
+rule paper:
+    """The paper, from every study's tables and figures: `snakemake paper`."""
+    input:
+        f"{PAPER_DIR}/paper.pdf",
+    localrule: True
+
+
+rule paper_pdf:
+    """Generates the paper's tables and study sections from whatever the
+    studies produced (a placeholder for what they have not), then latexmk."""
+    input:
+        # A function: studies included after this file add to STUDY_TARGETS too.
+        studies=lambda wildcards: STUDY_TARGETS,
+        sources=sorted(glob.glob(repo_file("paper", "**", "*.tex"), recursive=True)),
+        captions=sorted(glob.glob(repo_file("workflows", "report", "**", "*.rst"), recursive=True)),
+        code=repo_file("workflows", "scripts", "paper_build.py"),
+    output:
+        pdf=f"{PAPER_DIR}/paper.pdf",
+    log:
+        "results/logs/paper/paper.log",
+    params:
+        profile=config["profile"],
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} --results results --paper {REPO:q}/paper --out {PAPER_DIR}"
+        " --profile {params.profile:q} > {log:q} 2>&1"

@@ -1,0 +1,82 @@
+"""A results table (CSV) as LaTeX: the claims tables and the key tables of each
+study that the paper \\input s. Used by paper_build.py."""
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+
+_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+_SPECIAL_RE = re.compile("|".join(re.escape(char) for char in _SPECIAL))
+
+
+def escape(text) -> str:
+    """Plain text as LaTeX (special characters escaped)."""
+    return _SPECIAL_RE.sub(lambda match: _SPECIAL[match.group()], str(text))
+
+
+def cell(value) -> str:
+    """One table cell: numbers to 4 significant digits, text escaped, missing as a dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "--"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return escape(f"{value:.4g}" if abs(value) < 1e6 else f"{value:,.0f}")
+    return escape(value)
+
+
+def claims_tex(claims: pd.DataFrame) -> str:
+    """A study's claims.csv (claim, ours, theirs, reproduced) as a longtable
+    that breaks across pages; claims that do not reproduce are marked."""
+    missing = {"claim", "ours", "theirs", "reproduced"} - set(claims.columns)
+    if missing:
+        raise ValueError(f"claims table lacks the columns {sorted(missing)}")
+    lines = [
+        r"\begin{longtable}{@{}p{0.46\linewidth}p{0.18\linewidth}p{0.18\linewidth}l@{}}",
+        r"\toprule claim & ours & theirs & reproduced \\ \midrule \endhead",
+        r"\bottomrule \endfoot",
+    ]
+    for row in claims.itertuples(index=False):
+        reproduced = str(row.reproduced).strip().lower() in ("yes", "true", "1")
+        mark = "yes" if reproduced else r"\textbf{no}"
+        lines.append(f"{cell(row.claim)} & {cell(row.ours)} & {cell(row.theirs)} & {mark} \\\\")
+    lines.append(r"\end{longtable}")
+    return "\n".join(lines) + "\n"
+
+
+def table_tex(table: pd.DataFrame, columns: list[str] | None = None, max_rows: int = 40) -> str:
+    """Any results table as a tabular scaled to the text width: the listed
+    columns (all when None), at most `max_rows` rows (the rest are counted)."""
+    if columns:
+        unknown = [column for column in columns if column not in table.columns]
+        if unknown:
+            raise ValueError(f"table has no columns {unknown} (it has {list(table.columns)})")
+        table = table[columns]
+    shown = table.head(max_rows)
+    header = " & ".join(escape(column) for column in shown.columns)
+    body = [" & ".join(cell(value) for value in row) + r" \\" for row in shown.itertuples(index=False)]
+    lines = [
+        # Shrunk to the text width if wider, never enlarged.
+        r"\noindent\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+        r"\begin{tabular}{@{}" + "l" * len(shown.columns) + "@{}}",
+        r"\toprule",
+        header + r" \\",
+        r"\midrule",
+        *body,
+        r"\bottomrule",
+        r"\end{tabular}}",
+    ]
+    if len(table) > len(shown):
+        lines.append(rf"\par\smallskip{{\footnotesize {len(table) - len(shown)} more rows in the CSV.}}")
+    return "\n".join(lines) + "\n"
+
+
+def claims_count(claims: pd.DataFrame) -> tuple[int, int]:
+    """(claims reproduced, claims) of a claims table."""
+    reproduced = claims["reproduced"].astype(str).str.strip().str.lower().isin(["yes", "true", "1"])
+    return int(reproduced.sum()), len(claims)
