@@ -75,10 +75,11 @@ def test_tables_escape_latex_and_mark_claims_that_fail(repo, monkeypatch):
     from paper_tables import claims_count, claims_tex, escape, table_tex
 
     assert escape("50% of A_B & #1 {x}") == r"50\% of A\_B \& \#1 \{x\}"
+    assert escape("x >= 5 \u2265 4 \u00d7 2, \u4e2d") == r"x \textgreater{}= 5 $\geq$ 4 $\times$ 2, ?"
     claims = pd.DataFrame({"claim": ["x > 5%", "y"], "ours": ["7%", "1"], "theirs": ["6%", "2"],
                            "reproduced": ["yes", "no"]})
     tex = claims_tex(claims)
-    assert r"x > 5\% & 7\% & 6\% & yes \\" in tex and r"y & 1 & 2 & \textbf{no} \\" in tex
+    assert r"x \textgreater{} 5\% & 7\% & 6\% & yes \\" in tex and r"y & 1 & 2 & \textbf{no} \\" in tex
     assert claims_count(claims) == (1, 2)
     with pytest.raises(ValueError, match="reproduced"):
         claims_tex(claims.drop(columns="reproduced"))

@@ -9,14 +9,23 @@ import pandas as pd
 
 _SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "{": r"\{", "}": r"\}", "~": r"$\sim$", "^": r"\textasciicircum{}",
+    # The default (OT1) fonts print < and > as inverted marks.
+    "<": r"\textless{}", ">": r"\textgreater{}",
+    # Characters that tables write and pdflatex's default set-up lacks.
+    "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u00d7": r"$\times$", "\u2212": r"$-$", "\u00b5": r"$\mu$",
+    "\u03bc": r"$\mu$", "\u00b1": r"$\pm$", "\u2248": r"$\approx$", "\u2192": r"$\rightarrow$",
+    "\u2013": "--", "\u2014": "---",
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(char) for char in _SPECIAL))
+_OTHER_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def escape(text) -> str:
-    """Plain text as LaTeX (special characters escaped)."""
-    return _SPECIAL_RE.sub(lambda match: _SPECIAL[match.group()], str(text))
+    """Plain text as LaTeX (special characters escaped; other non-ASCII
+    characters, which would stop pdflatex, as ?)."""
+    text = _SPECIAL_RE.sub(lambda match: _SPECIAL[match.group()], str(text))
+    return _OTHER_NON_ASCII.sub("?", text)
 
 
 def cell(value) -> str:
