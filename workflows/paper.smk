@@ -28,8 +28,10 @@ rule paper_pdf:
         # A function: studies included after this file add to STUDY_TARGETS too.
         studies=lambda wildcards: STUDY_TARGETS,
         sources=sorted(glob.glob(repo_file("paper", "**", "*.tex"), recursive=True)),
+        contents=repo_file("paper", "contents.yaml"),
         captions=sorted(glob.glob(repo_file("workflows", "report", "**", "*.rst"), recursive=True)),
         code=repo_file("workflows", "scripts", "paper_build.py"),
+        helpers=[repo_file("workflows", "scripts", f"paper_{name}.py") for name in ("tables", "captions")],
     output:
         pdf=f"{PAPER_DIR}/paper.pdf",
     log:
