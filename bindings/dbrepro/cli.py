@@ -303,7 +303,11 @@ def _cli_error(error: Exception) -> Exception:
     if isinstance(error, ValueError):  # the engine's own check; its message names the parameter
         return CliError(_engine_error_line(error))
     if isinstance(error, RuntimeError):  # no counters for perf; valgrind missing or failed
-        return CliError(str(error).splitlines()[0])
+        line = (str(error).splitlines() or ["failed"])[0]
+        word, space, rest = line.partition(" ")
+        if space and word in tpcc.PARAMETERS:  # "meter perf: ..." is about --meter
+            line = f"{_option_name(word)} {rest}"
+        return CliError(line)
     return error
 
 

@@ -51,6 +51,8 @@ def build_table(table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block
     block_size = _integer("block_size", block_size, minimum=512, maximum=16384)
     if block_size & (block_size - 1):
         raise ConfigError("block_size", f"must be a power of two in 512..16384, got {block_size}")
+    if Path(table_dir).exists() and not Path(table_dir).is_dir():
+        raise ConfigError("table_dir", f"{str(table_dir)!r} is a file, not a folder")
     Path(table_dir).mkdir(parents=True, exist_ok=True)
     return _engine.key_cache_build_table(directory=str(table_dir), rows=rows, seed=seed, block_size=block_size)
 
@@ -60,7 +62,11 @@ def table_info(table_dir: str | os.PathLike) -> dict[str, Any]:
 
     if not (Path(table_dir) / "sbtest.MYI").is_file():
         raise ConfigError("table_dir", f"no sbtest table in {str(table_dir)!r} (build one first)")
-    return _engine.key_cache_table_info(directory=str(table_dir))
+    try:
+        return _engine.key_cache_table_info(directory=str(table_dir))
+    except RuntimeError as error:  # truncated or foreign files: say which folder, and what to do
+        reason = (str(error).splitlines() or ["unreadable"])[0]
+        raise ConfigError("table_dir", f"{str(table_dir)!r} holds no readable sbtest table ({reason}); rebuild it") from None
 
 
 def validate_config(**config: Any) -> dict[str, Any]:
@@ -222,10 +228,12 @@ def _option(parameter: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .records import write_record
+    from .cli import CliError, _check_writable, _write
 
     args = _parser().parse_args(argv)
     try:
+        if args.command == "run":
+            _check_writable(args.out)  # fail now, not after the timed cells
         if args.command == "build":
             meta = build_table(args.table_dir, rows=args.rows, seed=args.seed, block_size=args.block_size)
             print(f"sbtest: {meta['rows']} rows, index {meta['index_bytes']} bytes, data {meta['data_bytes']} bytes")
@@ -239,10 +247,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as error:
         print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)
         return 2
-    except (ValueError, RuntimeError) as error:
+    except (ValueError, RuntimeError, CliError) as error:
         print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
         return 2
-    write_record(result, args.out)
+    except KeyboardInterrupt:
+        print("python -m dbrepro.key_cache: interrupted; nothing written", file=sys.stderr)
+        return 130
+    try:
+        _write(result, args.out)
+    except CliError as error:
+        print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
+        return 2
     for cell in result.metrics["cells"]:
         print(f"segments={args.segments} threads={cell['threads']} P={cell['points']}: "
               f"{cell['queries_per_second']:.0f} q/s, mutex waits {cell['mutex_waits']}")

@@ -254,8 +254,7 @@ _OPTION = {"quantum_ms": "--quantum-ms", "sessions_per_cpu": "--sessions-per-cpu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cli import CliError
-    from .records import write_record
+    from .cli import CliError, _check_writable, _write
 
     def fail(message: str, code: int = 2) -> int:
         print(f"dbrepro.quantum: error: {message}", file=sys.stderr)
@@ -267,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error))
     quantum_ms = int(args.quantum_ms) if float(args.quantum_ms).is_integer() else args.quantum_ms
     try:
+        _check_writable(args.out)  # fail now, not after the sessions ran
         run = run_sessions(scheduler=args.scheduler, workload=args.workload, quantum_ms=quantum_ms,
                            sessions_per_cpu=args.sessions_per_cpu, cpus=args.cpus,
                            cpu_iterations=args.cpu_iterations, table_mb=args.table_mb, passes=args.passes)
@@ -274,9 +274,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(f"{_OPTION.get(error.parameter, error.parameter)}: {error.reason}")
     except TimesliceError as error:
         return fail(f"--scheduler {args.scheduler}: {error}")
+    except CliError as error:
+        return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted (the RR timeslice was restored)", 130)
-    write_record(run, args.out)
+    try:
+        _write(run, args.out)
+    except CliError as error:
+        return fail(str(error))
     m = run.metrics
     print(f"{args.scheduler} {args.workload} Q={quantum_ms} ms, {run.config['sessions']} sessions: "
           f"mean {m['mean_seconds']:.3f} s, min {m['min_seconds']:.3f}, max {m['max_seconds']:.3f}, "

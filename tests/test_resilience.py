@@ -1,0 +1,201 @@
+"""Workflow resilience: raw runs are written atomically, an interrupted
+`snakemake` resumes without redoing the runs it finished, and a failed run
+leaves its log and no half-written output.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from workflow_helpers import profile, snakemake
+
+from dbrepro import read_record
+
+# The commands that write raw-run records; each writes through
+# dbrepro.records.write_record (temporary file, fsync, rename).
+RECORD_WRITERS = ("-m dbrepro run tpcc ", "-m dbrepro run instructions ", "-m dbrepro.key_cache run ",
+                  "-m dbrepro.quantum ")
+
+
+def dry_run_jobs(output: str) -> list[dict[str, str]]:
+    """Each job of a `snakemake -n -p` listing: rule, output, shell command (if any)."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", output):
+        rule = re.match(r"(?:local)?rule (\w+):\n", block)
+        if not rule:
+            continue
+        out = re.search(r"^    output: (.*)$", block, re.MULTILINE)
+        shell = re.search(r"^Shell command: (.*)$", block, re.MULTILINE)
+        jobs.append({"rule": rule.group(1), "output": out.group(1) if out else "",
+                     "shell": shell.group(1) if shell else ""})
+    return jobs
+
+
+def test_every_raw_run_is_written_by_an_atomic_writer(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "-n", "-p", "--configfile", str(profile(repo, "smoke")))
+    assert done.returncode == 0, done.stderr
+    jobs = dry_run_jobs(done.stdout + done.stderr)
+    raw_jobs = [job for job in jobs if "results/raw/" in job["output"]]
+    assert {job["rule"] for job in raw_jobs} >= {"tpcc_run", "looking_glass_instructions", "looking_glass_ladder_run",
+                                                  "key_cache_run", "quantum_run"}
+    for job in raw_jobs:
+        outputs = [path.strip() for path in job["output"].split(",")]
+        assert len(outputs) == 1, job  # one record per job: one rename makes it whole
+        assert any(writer in job["shell"] for writer in RECORD_WRITERS), job
+        assert f"--out {outputs[0]} " in job["shell"], job
+
+
+@pytest.fixture
+def replace_spy(monkeypatch):
+    """Every rename dbrepro.records makes: (temporary, target)."""
+    import dbrepro.records
+
+    calls = []
+    real_replace = os.replace
+
+    def spy(source, target):
+        calls.append((Path(source), Path(target)))
+        return real_replace(source, target)
+
+    monkeypatch.setattr(dbrepro.records.os, "replace", spy)
+    yield calls
+
+
+def _tpcc(out, _tmp):
+    from dbrepro import cli
+
+    return cli.main(["run", "tpcc", "--transactions", "50", "--no-progress", "--out", str(out)])
+
+
+def _key_cache(out, tmp):
+    from dbrepro import key_cache
+
+    key_cache.build_table(tmp / "sbtest", rows=1000)
+    return key_cache.main(["run", "--table-dir", str(tmp / "sbtest"), "--seconds", "0.01", "--warmup-seconds", "0",
+                           "--out", str(out)])
+
+
+def _quantum(out, _tmp):
+    from dbrepro import quantum
+
+    return quantum.main(["--cpus", "1", "--cpu-iterations", "5000", "--out", str(out)])
+
+
+@pytest.mark.parametrize("main", [_tpcc, _key_cache, _quantum], ids=["tpcc", "key_cache", "quantum"])
+def test_record_writers_rename_a_complete_temporary_file(tmp_path, replace_spy, main):
+    out = tmp_path / "runs" / "run.json"
+    assert main(out, tmp_path) == 0
+    assert [target for _, target in replace_spy] == [out]
+    temporary = replace_spy[0][0]
+    assert temporary.parent == out.parent and temporary.name.startswith(".run.json.") and not temporary.exists()
+    read_record(out)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["run.json"]
+
+
+# ---------------------------------------------------------------------------
+# The workflow itself, interrupted and failing (slow: real runs).
+
+TPCC_TARGETS = ["results/tables/tpcc/throughput.csv", "results/figures/tpcc/throughput.png"]
+
+
+def _start(repo, workdir, config, targets, log):
+    """`snakemake` on `targets` as a user starts it, in its own process group."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(workdir),
+         *targets, "--cores", "2", "--resources", "timed=1", "--configfile", str(config)],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        # A shell running the suite in the background starts children with
+        # SIGINT ignored; a user's Ctrl-C reaches a snakemake that handles it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def _finished_runs(workdir: Path, log_path: Path) -> dict[Path, int]:
+    """Raw tpcc runs whose jobs Snakemake reported finished, with their mtimes."""
+    text = log_path.read_text()
+    jobs = re.findall(r"^(?:local)?rule tpcc_run:\n(?:    .*\n)*?    output: (\S+)\n(?:    .*\n)*?    jobid: (\d+)$",
+                      text, re.MULTILINE)
+    outputs = {jobid: output for output, jobid in jobs}
+    finished = re.findall(r"^Finished jobid: (\d+) \(Rule: tpcc_run\)$", text, re.MULTILINE)
+    return {workdir / outputs[jobid]: (workdir / outputs[jobid]).stat().st_mtime_ns for jobid in finished}
+
+
+def _no_partial_files(workdir: Path):
+    stray = [p for p in (workdir / "results").rglob("*") if p.name.endswith(".tmp")]
+    assert not stray, stray
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_workflow_resumes_without_redoing_finished_runs(repo, tmp_path, signum):
+    config = profile(repo, "smoke")
+    log_path = tmp_path / "first.log"
+    with open(log_path, "w") as log:
+        process = _start(repo, tmp_path, config, TPCC_TARGETS, log)
+        try:
+            deadline = time.monotonic() + 300
+            while not _finished_runs(tmp_path, log_path) and process.poll() is None:
+                assert time.monotonic() < deadline, log_path.read_text()
+                time.sleep(0.05)
+            assert process.poll() is None, "snakemake ended before it was interrupted: " + log_path.read_text()
+            os.killpg(process.pid, signum)  # as Ctrl-C in a terminal, or a batch system's stop
+            process.wait(timeout=120)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    first = log_path.read_text()
+    assert process.returncode != 0, first
+    finished = _finished_runs(tmp_path, log_path)
+    assert 1 <= len(finished) < 4, first
+    _no_partial_files(tmp_path)
+    for path in (tmp_path / "results" / "raw" / "tpcc").glob("rep*/*.json"):
+        read_record(path)  # whatever is there is whole
+
+    # Resume as `make repro` does (--rerun-incomplete: a job cut off between
+    # writing its record and exiting is redone, not trusted).
+    with open(tmp_path / "second.log", "w") as log:
+        resumed = _start(repo, tmp_path, config, [*TPCC_TARGETS, "--rerun-incomplete"], log)
+        resumed.wait(timeout=600)
+    second = (tmp_path / "second.log").read_text()
+    assert resumed.returncode == 0, second
+    for path, mtime in finished.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+        assert f"output: {path.relative_to(tmp_path)}\n" not in second
+    runs = sorted((tmp_path / "results" / "raw" / "tpcc").glob("rep*/*.json"))
+    assert len(runs) == 4 and all(read_record(p)["metrics"]["consistent"] for p in runs)
+    table = pd.read_csv(tmp_path / TPCC_TARGETS[0])
+    assert sorted(table["variant"]) == ["paper", "spec"] and (table["repeats"] == 2).all(), table
+    assert (tmp_path / TPCC_TARGETS[1]).read_bytes()[:4] == b"\x89PNG"
+    _no_partial_files(tmp_path)
+
+
+@pytest.mark.slow
+def test_failed_run_leaves_its_log_and_no_output(repo, tmp_path):
+    # A config the schema accepts but the run refuses: a key buffer smaller
+    # than the cache's minimum. The job fails after the table was built.
+    config = yaml.safe_load(profile(repo, "smoke").read_text())
+    config["key_cache"].update(rows=1000, buffer_bytes=1, segments=[0, 4])
+    config_path = tmp_path / "failing.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    record = "results/raw/key_cache/rep1/seg0.json"
+    with open(tmp_path / "snakemake.log", "w") as log:
+        process = _start(repo, tmp_path, config_path, [record], log)
+        process.wait(timeout=600)
+    output = (tmp_path / "snakemake.log").read_text()
+    assert process.returncode != 0, output
+    assert "Error in rule key_cache_run" in output, output
+    job_log = tmp_path / "results" / "logs" / "key_cache" / "runs" / "rep1" / "seg0.log"
+    assert "--buffer-bytes: too small" in job_log.read_text()
+    assert not (tmp_path / record).exists()
+    assert not list((tmp_path / "results" / "raw").rglob("*.json"))
+    _no_partial_files(tmp_path)
+    # The table it needed was built and stays: fixing the config reruns only the run.
+    assert (tmp_path / "results" / "tmp" / "key_cache" / "sbtest" / "sbtest.MYI").is_file()
