@@ -137,9 +137,14 @@ def test_bad_choice_lists_allowed_values():
         tpcc.run(variant="foo")
 
 
-def test_unimplemented_transaction_type_is_refused_by_the_engine(small_config):
-    with pytest.raises(ValueError, match=r"delivery|mix"):
-        tpcc.run(**small_config, mix={"new_order": 0.5, "delivery": 0.5}, progress=False)
+def test_spec_mix_runs_every_transaction_type(small_config):
+    mix = {"new_order": 45, "payment": 43, "order_status": 4, "delivery": 4, "stock_level": 4}
+    result = tpcc.run(**{**small_config, "transactions": 2000}, variant="spec", mix=mix, progress=False)
+    frame = result.to_frame()
+    assert set(frame["txn_type"]) >= set(mix)
+    assert (frame.set_index("txn_type").loc[list(mix), "commits"] > 0).all()
+    assert result.consistent
+    assert [c["condition"] for c in result.consistency] == [1, 2, 3, 4, 5, 6, 7, 12]
 
 
 def test_engine_validates_on_its_own():

@@ -159,8 +159,13 @@ def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
         "key_compare": config["key_compare"],
     }
     elapsed = float(metrics["elapsed_seconds"])
+    per_type = metrics["per_type"]
     run_columns = {
         "throughput_tps": metrics["throughput_tps"],
+        # As HammerDB reports them: New Orders committed per minute, and
+        # transactions per minute (commits and rollbacks, as a DBMS counts them).
+        "nopm": _ratio(per_type["new_order"]["commits"] * 60.0, elapsed),
+        "tpm": _ratio(sum(t["commits"] + t["aborts"] for t in per_type.values()) * 60.0, elapsed),
         "transactions_done": metrics["transactions"],
         "elapsed_seconds": elapsed,
         "cpu_seconds": metrics["cpu_seconds"],

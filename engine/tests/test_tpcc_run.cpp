@@ -54,9 +54,9 @@ void expect_complete_and_consistent(const RunResult& r) {
   EXPECT_EQ(total, r.transactions) << "commits + aborts = transactions";
   EXPECT_EQ(r.transactions, r.config.transactions);
   EXPECT_FALSE(r.interrupted);
-  ASSERT_EQ(r.consistency.size(), 4u);
-  for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(r.consistency[i].condition, i + 1);
+  ASSERT_EQ(r.consistency.size(), kCheckedConditions.size());
+  for (size_t i = 0; i < kCheckedConditions.size(); ++i) {
+    EXPECT_EQ(r.consistency[i].condition, kCheckedConditions[i]);
     EXPECT_FALSE(r.consistency[i].description.empty());
     EXPECT_TRUE(r.consistency[i].passed) << "condition " << r.consistency[i].condition << ": "
                                          << r.consistency[i].detail;
@@ -366,10 +366,10 @@ TEST(TpccRunConfig, ValidateRejectsBadValues) {
   c.mix = {std::numeric_limits<double>::infinity(), 0.5, 0, 0, 0};
   expect_rejected(c, "mix");
 
-  // Not implemented yet: the message names the mix and the transaction type.
+  // A bad weight of any type is named in the message.
   for (TxnType t : {TxnType::kOrderStatus, TxnType::kDelivery, TxnType::kStockLevel}) {
     c = RunConfig{};
-    c.mix[static_cast<int>(t)] = 0.04;
+    c.mix[static_cast<int>(t)] = -0.04;
     expect_rejected(c, "mix");
     expect_rejected(c, kTxnTypeNames[static_cast<int>(t)]);
   }

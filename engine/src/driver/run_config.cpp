@@ -53,10 +53,6 @@ void validate(const RunConfig& c) {
     total += c.mix[i];
   }
   if (total <= 0) throw std::invalid_argument("mix: weights must sum to more than 0");
-  for (TxnType t : {TxnType::kOrderStatus, TxnType::kDelivery, TxnType::kStockLevel})
-    if (c.mix[static_cast<int>(t)] > 0)
-      throw std::invalid_argument(std::string("mix: '") + kTxnTypeNames[static_cast<int>(t)] +
-                                  "' is not implemented yet (allowed: new_order, payment)");
   const int step = stack_step(c.stack);
   if (c.page_size != 0 && (c.page_size < 1024 || c.page_size > 65536 || (c.page_size & (c.page_size - 1)) != 0))
     throw std::invalid_argument("page_size: must be 0 (the stack's default) or a power of two in 1024..65536, got " +

@@ -41,6 +41,10 @@ struct ConsistencyCheck {
   std::string detail;      // first violation, if any
 };
 
+// The conditions check_consistency reports, in its order: every one that
+// needs no scan of HISTORY (a heap without a key).
+inline constexpr std::array<int, 8> kCheckedConditions = {1, 2, 3, 4, 5, 6, 7, 12};
+
 struct RunResult {
   RunConfig config;          // resolved: no "auto" left
   int step = -1;             // E1 ladder step, -1 for the bare stack

@@ -19,7 +19,7 @@
 #include "stack/ladder.hpp"
 #include "tpcc/consistency.hpp"
 #include "tpcc/loader.hpp"
-#include "tpcc/transactions.hpp"
+#include "tpcc/mix.hpp"
 
 namespace dbrepro::tpcc {
 
@@ -35,45 +35,6 @@ inline double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// Picks a transaction type by weight (one uniform draw per transaction).
-class MixChooser {
- public:
-  explicit MixChooser(const std::array<double, kTxnTypeCount>& mix) {
-    double total = 0;
-    for (double w : mix) total += w;
-    double acc = 0;
-    for (int i = 0; i < kTxnTypeCount; ++i) {
-      acc += mix[i] / total;
-      cumulative_[i] = mix[i] > 0 ? acc : -1.0;  // a zero weight is never picked
-    }
-    for (int i = kTxnTypeCount - 1; i >= 0; --i)
-      if (mix[i] > 0) {
-        cumulative_[i] = 1.0;
-        break;
-      }
-  }
-  TxnType pick(Random& rng) const {
-    const double u = rng.unit();
-    for (int i = 0; i < kTxnTypeCount; ++i)
-      if (u < cumulative_[i]) return static_cast<TxnType>(i);
-    return static_cast<TxnType>(kTxnTypeCount - 1);
-  }
-
- private:
-  std::array<double, kTxnTypeCount> cumulative_{};
-};
-
-// Out of line, so that callgrind attributes each transaction's instructions
-// to one symbol (the inputs are drawn outside them).
-template <class Engine>
-[[gnu::noinline]] bool execute_new_order(Database<Engine>& db, const NewOrderInput& in) {
-  return new_order(db, in);
-}
-template <class Engine>
-[[gnu::noinline]] bool execute_payment(Database<Engine>& db, const PaymentInput& in) {
-  return payment(db, in);
 }
 
 // A flushing log needs a file: a fresh one in log_dir, removed after the run.
@@ -146,23 +107,16 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
     const TxnType type = chooser.pick(run_rng);
     const u32 home_w = static_cast<u32>(run_rng.uniform(1, config.warehouses));
     TxnStats& stats = result.per_type[static_cast<int>(type)];
-    bool committed = false;
     CounterValues before{};
     u64 meter_reads = 0;
     Clock::time_point t0;
-    if (type == TxnType::kNewOrder) {
-      const auto input = make_new_order_input(run_rng, config.variant, config.warehouses, home_w, run_constants);
-      if (counters) before = counters->read();
-      meter_reads = reads_of(engine);
-      t0 = Clock::now();
-      committed = execute_new_order(db, input);
-    } else {
-      const auto input = make_payment_input(run_rng, config.variant, config.warehouses, home_w, run_constants);
-      if (counters) before = counters->read();
-      meter_reads = reads_of(engine);
-      t0 = Clock::now();
-      committed = execute_payment(db, input);
-    }
+    const bool committed =
+        run_transaction(db, type, run_rng, config, home_w, run_constants, [&](auto&& transaction) {
+          if (counters) before = counters->read();
+          meter_reads = reads_of(engine);
+          t0 = Clock::now();
+          return transaction();
+        });
     const auto t1 = Clock::now();
     stats.seconds += std::chrono::duration<double>(t1 - t0).count();
     if (counters) {

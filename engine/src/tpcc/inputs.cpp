@@ -8,6 +8,15 @@ u32 other_warehouse(Random& rng, u32 warehouses, u32 home_w) {
   u32 w = static_cast<u32>(rng.uniform(1, warehouses - 1));
   return w >= home_w ? w + 1 : w;
 }
+
+// A customer by id or by last name (Payment and Order-Status share the rule).
+void pick_customer(Random& rng, bool by_last_name, const NURandConstants& c, u32& c_id, u32& c_last_number) {
+  if (by_last_name) {
+    c_last_number = static_cast<u32>(rng.nurand(255, 0, 999, c.c_last));
+  } else {
+    c_id = static_cast<u32>(rng.nurand(1023, 1, kCustomersPerDistrict, c.c_id));
+  }
+}
 }  // namespace
 
 NewOrderInput make_new_order_input(Random& rng, Variant variant, u32 warehouses, u32 home_w,
@@ -45,13 +54,27 @@ PaymentInput make_payment_input(Random& rng, Variant variant, u32 warehouses, u3
     }
     in.by_last_name = rng.uniform(1, 100) <= 60;
   }
-  if (in.by_last_name) {
-    in.c_last_number = static_cast<u32>(rng.nurand(255, 0, 999, c.c_last));
-  } else {
-    in.c_id = static_cast<u32>(rng.nurand(1023, 1, kCustomersPerDistrict, c.c_id));
-  }
+  pick_customer(rng, in.by_last_name, c, in.c_id, in.c_last_number);
   in.amount = rng.uniform(100, 500000);
   return in;
+}
+
+OrderStatusInput make_order_status_input(Random& rng, u32 home_w, const NURandConstants& c) {
+  OrderStatusInput in{};
+  in.w_id = home_w;
+  in.d_id = static_cast<u32>(rng.uniform(1, kDistrictsPerWarehouse));
+  in.by_last_name = rng.uniform(1, 100) <= 60;
+  pick_customer(rng, in.by_last_name, c, in.c_id, in.c_last_number);
+  return in;
+}
+
+DeliveryInput make_delivery_input(Random& rng, u32 home_w) {
+  return DeliveryInput{home_w, static_cast<u32>(rng.uniform(1, 10))};
+}
+
+StockLevelInput make_stock_level_input(Random& rng, u32 home_w) {
+  return StockLevelInput{home_w, static_cast<u32>(rng.uniform(1, kDistrictsPerWarehouse)),
+                         static_cast<i32>(rng.uniform(10, 20))};
 }
 
 }  // namespace dbrepro::tpcc
