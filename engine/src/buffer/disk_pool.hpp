@@ -14,7 +14,9 @@
 // Life cycle: the database is loaded with every page in memory; start_run()
 // then writes every dirty page to the file, empties the pool and shrinks it
 // to `fraction` of the database's pages (a cold start, as after a restart),
-// and zeroes the counters: what a run reports is its measured phase only.
+// and zeroes the counters; end_run() takes them: what a run reports is its
+// measured phase only. A recording pool (RecordTrace, single thread) keeps
+// the page ids of every fix in between.
 // A page latched exclusively is taken to be changed: it is dirty on unfix.
 #include <sys/mman.h>
 
@@ -33,6 +35,7 @@
 #include "buffer/disk_pool_stats.hpp"
 #include "cache/policy.hpp"
 #include "cache/slot_queues.hpp"
+#include "cache/trace_file.hpp"
 #include "latch/latch.hpp"
 
 namespace dbrepro {
@@ -49,6 +52,7 @@ struct DiskPoolOptions {
 // Recording the page-id reference string is a compile-time choice too.
 struct NoTrace {
   void start() {}
+  void stop() {}
   void record(PageId) {}
   const std::vector<u64>* ids() const { return nullptr; }
 };
@@ -58,6 +62,7 @@ class RecordTrace {
     ids_.clear();
     on_ = true;
   }
+  void stop() { on_ = false; }
   void record(PageId pid) {
     if (on_) ids_.push_back(pid);
   }
@@ -105,6 +110,7 @@ class DiskPool {
       pages_.fetch_sub(1);
       throw std::runtime_error("disk pool: more than " + std::to_string(max_pages_) + " pages");
     }
+    trace_.record(static_cast<PageId>(pid));  // a new page enters the cache: a miss in the trace too
     const u32 f = fill(static_cast<PageId>(pid), /*read=*/false);
     std::memset(frame(f), 0, page_size_);
     dirty_[f].store(true, std::memory_order_relaxed);
@@ -169,6 +175,15 @@ class DiskPool {
     hits_.reset();
     misses_ = reads_ = writes_ = 0;
     trace_.start();
+  }
+
+  // The measured phase ends (before the consistency check reads every
+  // page): the reference string goes to its file; the counters as they are.
+  DiskPoolStats end_run() {
+    trace_.stop();
+    if (const auto* ids = trace_.ids(); ids && !options_.trace_path.empty())
+      cache::write_trace(options_.trace_path, *ids, cache::parse_trace_format(options_.trace_format), page_size_);
+    return stats();
   }
 
   DiskPoolStats stats() const {

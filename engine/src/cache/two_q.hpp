@@ -36,7 +36,7 @@ class TwoQ {
   template <class Claim>
   u32 evict(Claim&& claim) {
     EvictionBudget budget(capacity_);
-    if (a1in_.size() > in_capacity_ || am_.size() == 0) {
+    if (a1in_.size() > in_capacity_ || am_size() == 0) {
       for (u32 n = a1in_.size(); n > 0; --n) {
         const u32 s = a1in_.pop_front();
         if (claim(s)) {
@@ -71,6 +71,11 @@ class TwoQ {
   u64 hit_locks() const { return hit_locks_; }
 
  private:
+  u32 am_size() {
+    std::lock_guard guard(am_mutex_);  // hits reorder Am meanwhile
+    return am_.size();
+  }
+
   u32 in_capacity_;
   u32 capacity_;
   SlotRing a1in_;

@@ -143,7 +143,13 @@ std::string to_json(const tpcc::RunResult& r) {
       .field("meter", r.config.meter)
       .field("log_dir", r.config.log_dir)
       .field("progress_every", r.config.progress_every)
-      .field("check_consistency", r.config.check_consistency);
+      .field("check_consistency", r.config.check_consistency)
+      .field("cache_policy", r.config.cache_policy)
+      .field("pool_fraction", r.config.pool_fraction)
+      .field("data_dir", r.config.data_dir)
+      .field("o_direct", r.config.o_direct)
+      .field("trace_path", r.config.trace_path)
+      .field("trace_format", r.config.trace_format);
   w.end_object();
   w.field("step", r.step).field("stack_label", r.stack_label);
   w.key("components").begin_object();
@@ -159,6 +165,21 @@ std::string to_json(const tpcc::RunResult& r) {
       .field("interrupted", r.interrupted)
       .field("log_bytes_written", r.log_bytes_written)
       .field("log_syncs", r.log_syncs);
+  if (!r.pool.policy.empty()) {  // E5 disk stack
+    w.key("pool").begin_object();
+    w.field("policy", r.pool.policy)
+        .field("fraction", r.pool.fraction)
+        .field("frames", r.pool.frames)
+        .field("database_pages", r.pool.database_pages)
+        .field("hits", r.pool.hits)
+        .field("misses", r.pool.misses)
+        .field("reads", r.pool.reads)
+        .field("writes", r.pool.writes)
+        .field("hit_locks", r.pool.hit_locks)
+        .field("hit_ratio", r.pool.hit_ratio())
+        .field("o_direct", r.pool.o_direct);
+    w.end_object();
+  }
   w.key("counters").begin_object();
   w.field("meter", r.counters.meter)
       .field("perf_error", r.counters.perf_error)

@@ -1,12 +1,14 @@
 #include "driver/run.hpp"
 
 #include "driver/run_stack.hpp"
+#include "driver/stacks/disk_run.hpp"
 
 namespace dbrepro::tpcc {
 
 namespace {
 
 RunResult dispatch(const RunConfig& c, const ProgressFn& progress) {
+  if (c.stack == "disk") return run_disk(c, progress);
   switch (stack_step(c.stack)) {
     case -1:
       return c.key_compare == "generic" ? run_stack<BareStack<GenericKeyCompare>>(c, progress)

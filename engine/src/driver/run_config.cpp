@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "cache/policies.hpp"
 #include "stack/ladder.hpp"
 
 namespace dbrepro::tpcc {
@@ -23,7 +24,7 @@ TxnType parse_txn_type(const std::string& name) {
 }
 
 int stack_step(const std::string& stack) {
-  if (stack == "bare") return -1;
+  if (stack == "bare" || stack == "disk") return -1;
   if (stack == "optimal") return kOptimalStep;
   if (stack.size() > 4 && stack.compare(0, 4, "step") == 0) {
     const std::string digits = stack.substr(4);
@@ -32,11 +33,27 @@ int stack_step(const std::string& stack) {
       if (step >= 0 && step <= kOptimalStep && std::to_string(step) == digits) return step;
     }
   }
-  throw std::invalid_argument("stack: invalid value '" + stack + "' (allowed: bare, step0..step11, optimal)");
+  throw std::invalid_argument("stack: invalid value '" + stack + "' (allowed: bare, step0..step11, optimal, disk)");
 }
 
 namespace {
 const char* step_key_compare(int step) { return step == 0 ? "generic" : "integer"; }
+
+// E5's options: only the disk stack takes them (their defaults pass anywhere).
+void validate_disk(const RunConfig& c) {
+  cache::with_policy(c.cache_policy, [](auto) { return 0; });  // throws naming the allowed policies
+  if (!(c.pool_fraction > 0 && c.pool_fraction <= 1))
+    throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + std::to_string(c.pool_fraction));
+  if (c.trace_format != "txt" && c.trace_format != "oracle_general")
+    throw std::invalid_argument("trace_format: invalid value '" + c.trace_format + "' (allowed: txt, oracle_general)");
+  if (c.stack != "disk") {
+    if (!c.trace_path.empty()) throw std::invalid_argument("trace_path: only the disk stack records traces");
+    return;
+  }
+  if (c.key_compare == "generic")
+    throw std::invalid_argument("key_compare: the disk stack uses integer keys (allowed here: auto, integer)");
+  if (c.meter != "none") throw std::invalid_argument("meter: the disk stack is not metered (allowed here: none)");
+}
 }  // namespace
 
 void validate(const RunConfig& c) {
@@ -69,6 +86,7 @@ void validate(const RunConfig& c) {
   if (c.meter == "perf" && step == kOptimalStep)
     throw std::invalid_argument("meter: the optimal kernel has no phases to meter (allowed for optimal: none)");
   if (c.progress_every == 0) throw std::invalid_argument("progress_every: must be >= 1");
+  validate_disk(c);
 }
 
 RunConfig resolve(const RunConfig& config) {

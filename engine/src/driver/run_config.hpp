@@ -23,6 +23,8 @@ enum class Variant : int { kPaper = 0, kSpec = 1 };
 //   "step0".."step10"  E1's removal ladder: step 0 is the full stack, each
 //                  later step removes one more component (stack/ladder.hpp).
 //   "optimal"      E1's hand-built in-memory B-tree kernel (step 11).
+//   "disk"         E5: a transactional engine whose pages live in a file behind
+//                  a pool of pool_fraction of the database, with cache_policy.
 // meter: "none", or "perf" for per-phase hardware counters (perf_event).
 struct RunConfig {
   u32 warehouses = 1;
@@ -38,6 +40,13 @@ struct RunConfig {
   std::string log_dir;                // where a flushing log writes its file ("": $TMPDIR or /tmp)
   u64 progress_every = 1000;            // transactions between progress callbacks
   bool check_consistency = true;
+  // E5, stack "disk": the database in a file, a pool of a fraction of it.
+  std::string cache_policy = "lru";   // lru, fifo, clock, sieve, s3fifo, 2q, soqol
+  double pool_fraction = 0.1;         // pool frames / database pages at the start of the run
+  std::string data_dir;               // where the database file goes ("": $TMPDIR or /tmp)
+  bool o_direct = true;               // read and write the file with O_DIRECT where allowed
+  std::string trace_path;             // record the page reference string here (single thread)
+  std::string trace_format = "txt";   // "txt" (one id per line) or "oracle_general"
 };
 
 // Throws std::invalid_argument naming the parameter and its allowed values.
@@ -46,7 +55,7 @@ void validate(const RunConfig& config);
 // The configuration with "auto" and 0 replaced by what the stack uses.
 RunConfig resolve(const RunConfig& config);
 
-// The ladder step of a stack name ("step3" -> 3, "optimal" -> 11), or -1 for "bare".
+// The ladder step of a stack name ("step3" -> 3, "optimal" -> 11), or -1 for "bare" and "disk".
 int stack_step(const std::string& stack);
 
 const char* variant_name(Variant v);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "buffer/disk_pool_stats.hpp"
 #include "driver/run_config.hpp"
 #include "measure/phase.hpp"
 
@@ -64,6 +65,7 @@ struct RunResult {
   std::array<PhaseCount, kPhaseCount> phases{};
   std::vector<ConsistencyCheck> consistency;
 
+  DiskPoolStats pool;          // E5 disk stack: the pool in the measured phase (policy "" elsewhere)
   double throughput() const { return elapsed_seconds > 0 ? transactions / elapsed_seconds : 0.0; }
   bool consistent() const {
     for (const auto& c : consistency)

@@ -95,6 +95,7 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
   result.load_seconds = seconds_since(load_start);
   result.database_pages = engine.database_pages();
   result.database_bytes = engine.database_bytes();
+  if constexpr (requires { engine.pages().start_run(); }) engine.pages().start_run();  // E5: pool to its fraction
 
   DBREPRO_CALLGRIND_START();  // the measured phase begins (see callgrind_marks.hpp)
   const MixChooser chooser(config.mix);
@@ -149,6 +150,7 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
       result.phases[p] = PhaseCount{t.instructions, t.cycles, t.calls};
     }
   }
+  if constexpr (requires { engine.pages().end_run(); }) result.pool = engine.pages().end_run();  // before the check reads every page
   if (config.check_consistency) result.consistency = check_consistency(db);
   return result;
 }
@@ -165,6 +167,11 @@ RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
                        static_cast<size_t>(config.transactions) * 4096 +
                        static_cast<size_t>(config.seconds * static_cast<double>(size_t{1} << 30));
   options.capacity_pages = bytes / config.page_size;
+  options.disk.fraction = config.pool_fraction;  // E5 disk stack only
+  options.disk.data_dir = config.data_dir;
+  options.disk.o_direct = config.o_direct;
+  options.disk.trace_path = config.trace_path;
+  options.disk.trace_format = config.trace_format;
   std::unique_ptr<LogFile> log_file;
   if constexpr (kFlushesLog<S>) {
     log_file = std::make_unique<LogFile>(config.log_dir);

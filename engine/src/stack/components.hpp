@@ -4,11 +4,13 @@
 // whose operations are empty, so a stack without it spends zero instructions
 // on it. A run picks one whole stack at its start (driver/stacks.hpp).
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "btree/key.hpp"
 #include "buffer/buffer_pool.hpp"
+#include "buffer/disk_pool.hpp"
 #include "latch/latch.hpp"
 #include "lock/lock_manager.hpp"
 #include "log/write_ahead_log.hpp"
@@ -60,6 +62,22 @@ struct PageAccessDirect {
   template <class Latching>
   using type = DirectPages<Latching>;
 };
+// E5: a database file behind a pool of a fraction of its size, with a
+// replacement policy (cache/policies.hpp) and optional trace recording.
+template <class Policy, class Trace = NoTrace>
+struct PageAccessDisk {
+  template <class Latching>
+  using type = DiskPool<Latching, Policy, Trace>;
+};
+
+// A stack's page store; the disk pool also takes its options.
+template <class Pages>
+Pages make_pages(u32 page_size, size_t capacity_pages, const DiskPoolOptions& disk) {
+  if constexpr (std::is_constructible_v<Pages, u32, size_t, const DiskPoolOptions&>)
+    return Pages(page_size, capacity_pages, disk);
+  else
+    return Pages(page_size, capacity_pages);
+}
 
 // Sessions.
 struct SessionsPerTxn {

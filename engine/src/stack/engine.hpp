@@ -35,13 +35,14 @@ class Engine {
   using KeyCompare = typename S::KeyCompare;
   using Latching = typename S::Latching;
   using Pages = typename S::Pages;
+  DiskPoolOptions disk;             // the disk-backed pool's (E5 stacks only)
   using Heap = HeapFile<Pages, Latching>;
   using Index = BTree<KeyCompare, Pages, typename S::LsnPolicy>;
   using Directory = Catalog<Heap, Index>;
   using Entry = typename Directory::Entry;
 
   explicit Engine(const EngineOptions& options, Meter meter = Meter{})
-      : pages_(options.page_size, options.capacity_pages), log_(options.log_path), meter_(std::move(meter)) {}
+      : pages_(make_pages<Pages>(options.page_size, options.capacity_pages, options.disk)), log_(options.log_path), meter_(std::move(meter)) {}
   explicit Engine(u32 page_size) : Engine(with_page_size(page_size)) {}
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
