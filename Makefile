@@ -17,6 +17,8 @@ help:
 	@echo "make build                             rebuild the engine and the Python extension"
 	@echo "make bench                             TPC-C throughput, instructions/txn, E1 ladder counts"
 	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
+	@echo "make test-asan / make test-tsan        C++ tests under ASan+UBSan / TSan (build/asan, build/tsan)"
+	@echo "make fuzz [FUZZ_SECONDS=30]            each libFuzzer target in engine/fuzz for FUZZ_SECONDS (clang)"
 
 # System packages, then a virtual environment with the build tools, then the
 # package itself (editable; its C++ build lives in build/py and is incremental).
@@ -60,6 +62,33 @@ test-fast: build
 bench: build
 	$(PY) benchmarks/tpcc_single_thread.py
 	$(PY) benchmarks/looking_glass_ladder.py
+
+# Sanitizer builds of the C++ tests, each in a build directory of its own.
+# Debug keeps assertions on; cmake/Sanitizers.cmake adds -O1 and the flags.
+# test-asan also replays the fuzz corpora (gcc has no libFuzzer: replay only).
+# TSan runs the multi-threaded suites (TSAN_FILTER, a gtest filter): the whole
+# suite under TSan costs more CI time than the single-threaded tests are worth.
+SAN_CMAKE = $(BIN)/cmake -S . -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DDBREPRO_BUILD_TESTS=ON -DDBREPRO_BUILD_PYTHON=OFF
+SAN_JOBS ?= 2
+TSAN_FILTER ?= SpinLatch*:RwLatch*:NullLatches*:LockManager*:KeyCache*:Sched*:ConcurrentBTree*:WriteAheadLog*:DiskPool*:Concurrency*
+FUZZ_SECONDS ?= 30
+
+.PHONY: test-asan test-tsan fuzz
+
+test-asan: setup
+	$(SAN_CMAKE) -B build/asan -DDBREPRO_SANITIZER=address -DDBREPRO_BUILD_FUZZ=ON > /dev/null
+	$(BIN)/cmake --build build/asan -j $(SAN_JOBS)
+	cd build/asan && ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(abspath $(BIN))/ctest --output-on-failure -j $(SAN_JOBS)
+
+test-tsan: setup
+	$(SAN_CMAKE) -B build/tsan -DDBREPRO_SANITIZER=thread > /dev/null
+	$(BIN)/cmake --build build/tsan --target engine_tests -j $(SAN_JOBS)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/tsan/engine/engine_tests --gtest_filter='$(TSAN_FILTER)'
+
+fuzz: setup
+	engine/fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build

@@ -10,6 +10,18 @@ command -v g++ >/dev/null || need+=(g++)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v ccache >/dev/null || need+=(ccache)  # shares objects between build trees
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+# Optional (`--fuzz`, used by make fuzz): clang with libFuzzer; Debian ships
+# libFuzzer in the compiler-rt package.
+if [ "${1:-}" = "--fuzz" ]; then
+  command -v clang++ >/dev/null || need+=(clang)
+  compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null || need+=(libclang-rt-14-dev)
+fi
+# Optional (`--paper`, used by make paper and the paper's test): latexmk and
+# the LaTeX packages paper/paper.tex uses (as in env/debian-tex-packages.txt).
+if [ "${1:-}" = "--paper" ]; then
+  command -v latexmk >/dev/null || need+=(latexmk)
+  kpsewhich booktabs.sty >/dev/null 2>&1 || need+=(texlive-latex-base texlive-latex-recommended)
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -1,0 +1,90 @@
+#pragma once
+// Structural invariants of a BTree, checked by walking its pages: keys
+// strictly ascending inside a node and within their parent's separator bounds,
+// levels counting down to 0 at uniform leaf depth, inner nodes never empty,
+// the leaf chain visiting every leaf in key order, and size() matching the
+// leaves. Returns the first violation, or an empty string.
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "btree/node.hpp"
+#include "common/types.hpp"
+#include "latch/latch.hpp"
+
+namespace dbrepro::fuzz {
+
+template <class Tree, class Pages>
+class BTreeInvariants {
+ public:
+  BTreeInvariants(Tree& tree, Pages& pages) : tree_(tree), pages_(pages) {}
+
+  std::string check() {
+    std::string error = walk(tree_.root(), tree_.height() - 1, std::nullopt, std::nullopt);
+    if (!error.empty()) return error;
+    if (entries_ != tree_.size())
+      return "leaves hold " + std::to_string(entries_) + " entries, size() says " + std::to_string(tree_.size());
+    for (size_t i = 0; i < leaves_.size(); ++i) {
+      const PageId expect = i + 1 < leaves_.size() ? leaves_[i + 1] : kInvalidPage;
+      const PageId next = read_node(leaves_[i]).next;
+      if (next != expect) return "leaf " + std::to_string(leaves_[i]) + " links to " + std::to_string(next);
+    }
+    return {};
+  }
+
+ private:
+  struct Copy {  // a node's contents, read under a shared fix
+    NodeHeader header;
+    std::vector<u64> keys, values;
+    PageId next;
+  };
+
+  Copy read_node(PageId pid) {
+    std::byte* page = pages_.fix(pid, LatchMode::kShared);
+    const Node n(page, tree_.node_capacity());
+    Copy copy{n.header(), {}, {}, n.header().next};
+    const u32 count = std::min(n.count(), tree_.node_capacity());
+    copy.keys.assign(n.keys(), n.keys() + count);
+    copy.values.assign(n.values(), n.values() + count + (n.is_leaf() ? 0 : 1));
+    pages_.unfix(pid, page, LatchMode::kShared);
+    return copy;
+  }
+
+  std::string walk(PageId pid, int level, std::optional<u64> lo, std::optional<u64> hi) {
+    const std::string at = "page " + std::to_string(pid) + ": ";
+    if (pid >= pages_.page_count()) return at + "out of range";
+    if (!seen_.insert(pid).second) return at + "reached twice";
+    const Copy node = read_node(pid);
+    if (node.header.count > tree_.node_capacity()) return at + "count above capacity";
+    if (node.header.level != level) return at + "level " + std::to_string(node.header.level) + ", expected " + std::to_string(level);
+    if ((node.header.is_leaf != 0) != (level == 0)) return at + "leaf flag does not match level";
+    for (size_t i = 0; i < node.keys.size(); ++i) {
+      const u64 k = node.keys[i];
+      if (i > 0 && !(node.keys[i - 1] < k)) return at + "keys not strictly ascending";
+      if ((lo && k < *lo) || (hi && k >= *hi)) return at + "key outside its parent's bounds";
+    }
+    if (level == 0) {
+      leaves_.push_back(pid);
+      entries_ += node.keys.size();
+      return {};
+    }
+    if (node.keys.empty()) return at + "inner node without keys";
+    for (size_t i = 0; i <= node.keys.size(); ++i) {
+      const std::optional<u64> child_lo = i == 0 ? lo : std::optional<u64>(node.keys[i - 1]);
+      const std::optional<u64> child_hi = i == node.keys.size() ? hi : std::optional<u64>(node.keys[i]);
+      std::string error = walk(static_cast<PageId>(node.values[i]), level - 1, child_lo, child_hi);
+      if (!error.empty()) return error;
+    }
+    return {};
+  }
+
+  Tree& tree_;
+  Pages& pages_;
+  std::set<PageId> seen_;
+  std::vector<PageId> leaves_;
+  u64 entries_ = 0;
+};
+
+}  // namespace dbrepro::fuzz
