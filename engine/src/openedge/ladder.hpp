@@ -1,0 +1,80 @@
+#pragma once
+// E3's ladder: the same remote work (U users running the 7-table join over
+// their share of Table1, spread over M servers) under four configurations,
+// each adding one of OpenEdge 12's features to the previous one:
+//   0 baseline  fixed latch count, lookup index access, single-threaded servers, client-side join
+//   1 bht       + latch factor and optimistic index access
+//   2 mtdbs     + multi-threaded servers
+//   3 ssj       + server-side join
+// Steps run interleaved (0 1 2 3, 0 1 2 3, ...) against one database; each
+// step gets a fresh buffer pool, servers and connections.
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "openedge/client.hpp"
+#include "openedge/server.hpp"
+
+namespace dbrepro::openedge {
+
+struct LadderStep {
+  const char* name;
+  const char* label;
+  bool latch_factor;  // else a fixed latch count
+  bool optimistic;
+  ServerMode mode;
+  bool server_side_join;
+};
+
+inline constexpr std::array<LadderStep, 4> kLadderSteps{{
+    {"baseline", "fixed latches, single-threaded servers, client-side join", false, false,
+     ServerMode::kSingleThreaded, false},
+    {"bht", "+ latch factor and optimistic index access", true, true, ServerMode::kSingleThreaded, false},
+    {"mtdbs", "+ multi-threaded servers", true, true, ServerMode::kMultiThreaded, false},
+    {"ssj", "+ server-side join", true, true, ServerMode::kMultiThreaded, true},
+}};
+
+struct LadderConfig {
+  DatabaseConfig database;
+  u32 servers = 2;         // M
+  u32 users = 8;           // U, user u on server u mod M
+  u32 passes = 1;          // times each user runs its join
+  u32 prefetch = 100;      // records per message (-prefetchNumRecs)
+  u32 fixed_latches = 4;   // the baseline's latch count
+  u32 latch_factor = 10;   // % of the hash buckets, from step 1 on (-latchHashFactor)
+  u32 bucket_percent = 25; // hash buckets as % of the buffer frames (-hash)
+  u32 repeats = 1;
+  std::vector<u32> steps{0, 1, 2, 3};
+  std::string address = "127.0.0.1";
+};
+
+struct StepRun {
+  u32 step = 0;
+  u32 repeat = 0;
+  double wall_seconds = 0;  // from the release of every user to the last one's end
+  double cpu_seconds = 0;   // this process's CPU time over the same span (servers and clients)
+  std::vector<double> user_seconds;
+  u64 tuples = 0;
+  u64 checksum = 0;
+  u64 records_received = 0;  // records the clients received
+  WireCounters wire;         // summed over the users
+  AccessCounters access;     // summed over the servers' sessions
+  u32 latches = 0, buckets = 0, frames = 0;
+};
+
+struct LadderResult {
+  std::array<u64, kTables> table_rows{};
+  u64 pages = 0;
+  std::vector<StepRun> runs;  // in the order they ran
+  bool interrupted = false;
+};
+
+// Called between runs with (runs done, runs in all); false stops the ladder.
+using LadderTick = std::function<bool(u32 done, u32 total)>;
+
+void validate(const LadderConfig& config);
+StepRun run_step(const Database& db, const LadderConfig& config, u32 step, u32 repeat);
+LadderResult run_ladder(const LadderConfig& config, const LadderTick& tick = {});
+
+}  // namespace dbrepro::openedge
