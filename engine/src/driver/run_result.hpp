@@ -64,8 +64,8 @@ struct RunResult {
   CounterInfo counters;
   std::array<PhaseCount, kPhaseCount> phases{};
   std::vector<ConsistencyCheck> consistency;
-
   DiskPoolStats pool;          // E5 disk stack: the pool in the measured phase (policy "" elsewhere)
+
   double throughput() const { return elapsed_seconds > 0 ? transactions / elapsed_seconds : 0.0; }
   bool consistent() const {
     for (const auto& c : consistency)

@@ -26,6 +26,7 @@ struct EngineOptions {
   u32 page_size = 8192;
   size_t capacity_pages = 1 << 16;  // buffer pool frames reserved (address space only)
   std::string log_path;             // the log file of a flushing disk log
+  DiskPoolOptions disk;             // the disk-backed pool's (E5 stacks only)
 };
 
 template <class S, class Meter = NullMeter>
@@ -35,7 +36,6 @@ class Engine {
   using KeyCompare = typename S::KeyCompare;
   using Latching = typename S::Latching;
   using Pages = typename S::Pages;
-  DiskPoolOptions disk;             // the disk-backed pool's (E5 stacks only)
   using Heap = HeapFile<Pages, Latching>;
   using Index = BTree<KeyCompare, Pages, typename S::LsnPolicy>;
   using Directory = Catalog<Heap, Index>;
