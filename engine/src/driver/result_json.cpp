@@ -149,8 +149,7 @@ std::string to_json(const tpcc::RunResult& r) {
       .field("data_dir", r.config.data_dir)
       .field("o_direct", r.config.o_direct)
       .field("trace_path", r.config.trace_path)
-      .field("trace_format", r.config.trace_format)
-      .field("terminals", r.config.terminals);
+      .field("trace_format", r.config.trace_format);
   w.end_object();
   w.field("step", r.step).field("stack_label", r.stack_label);
   w.key("components").begin_object();

@@ -97,17 +97,6 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
   result.database_bytes = engine.database_bytes();
   if constexpr (requires { engine.pages().start_run(); }) engine.pages().start_run();  // E5: pool to its fraction
 
-  if (config.terminals > 1) {
-    if constexpr (kConcurrentEngine<E>) {
-      run_terminals_measured(engine, config, run_constants, progress, result);
-      if constexpr (requires { engine.pages().end_run(); }) result.pool = engine.pages().end_run();
-      if (config.check_consistency) result.consistency = check_consistency(db);
-      return result;
-    } else {
-      throw std::invalid_argument("terminals: more than 1 needs a stack with locking, latching and the main log");
-    }
-  }
-
   DBREPRO_CALLGRIND_START();  // the measured phase begins (see callgrind_marks.hpp)
   const MixChooser chooser(config.mix);
   const u64 limit = config.transactions;
