@@ -17,6 +17,9 @@ help:
 	@echo "make build                             rebuild the engine and the Python extension"
 	@echo "make bench                             TPC-C throughput, instructions/txn, E1 ladder counts"
 	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
+	@echo "make paper [PROFILE=...]               the workflow, then results/paper/paper.pdf (latexmk)"
+	@echo "make report [PROFILE=...]              report.html: every figure of the last run, captioned"
+	@echo "make docker-repro [PROFILE=...]        build the pinned image, run workflow and paper inside it"
 	@echo "make test-asan / make test-tsan        C++ tests under ASan+UBSan / TSan (build/asan, build/tsan)"
 	@echo "make fuzz [FUZZ_SECONDS=30]            each libFuzzer target in engine/fuzz for FUZZ_SECONDS (clang)"
 
@@ -89,6 +92,26 @@ test-tsan: setup
 
 fuzz: setup
 	engine/fuzz/run.sh $(FUZZ_SECONDS)
+
+# The reproducible envelope: the paper, the report, the pinned image.
+# docker-repro builds the image (env/build-image.sh; no registry needed) and
+# runs the workflow and the paper inside it, results/ mounted, as your uid.
+DBREPRO_IMAGE ?= dbrepro:local
+
+.PHONY: paper report docker-image docker-repro
+
+paper: build
+	env/install-system-deps.sh --paper
+	$(SNAKEMAKE) paper
+
+report: build
+	$(SNAKEMAKE) --report report.html
+
+docker-image:
+	DBREPRO_IMAGE=$(DBREPRO_IMAGE) env/build-image.sh
+
+docker-repro: docker-image
+	DBREPRO_IMAGE=$(DBREPRO_IMAGE) env/docker-repro.sh $(PROFILE)
 
 clean:
 	rm -rf build
