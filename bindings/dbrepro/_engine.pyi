@@ -19,6 +19,12 @@ def run_tpcc(
     log_dir: str = "",
     progress_every: int = 1000,
     check_consistency: bool = True,
+    cache_policy: str = "lru",
+    pool_fraction: float = 0.1,
+    data_dir: str = "",
+    o_direct: bool = True,
+    trace_path: str = "",
+    trace_format: str = "txt",
     progress: Callable[[int, int], bool | None] | None = None,
 ) -> dict[str, Any]:
     """Load a TPC-C database, run the transaction mix on an engine stack
@@ -80,3 +86,18 @@ def run_sessions(
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
+
+# ---- E5 FIFO cache (fifo_cache_module.cpp) -------------------------------------
+
+def cache_policies() -> list[str]:
+    """E5: the names of the replacement policies."""
+
+def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
+    """E5: replay a page-id reference string through a policy of `capacity` pages:
+    policy, capacity, requests, hits, misses, hit_locks, hit_ratio."""
+
+def cache_read_trace(*, path: str, format: str = "txt") -> list[int]:
+    """E5: the page ids of a trace file (txt or oracle_general, libCacheSim's formats)."""
+
+def cache_write_trace(*, path: str, ids: Sequence[int], format: str = "txt", page_size: int = 8192) -> None:
+    """E5: write page ids as a trace file that libCacheSim reads."""

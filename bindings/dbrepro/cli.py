@@ -425,6 +425,7 @@ def show_info(_args: argparse.Namespace) -> int:
 DELEGATED_STUDIES = {
     "key-cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
     "quantum": ("dbrepro.quantum", "E4 scheduler quantum: sessions under the OS or the engine's scheduler"),
+    "fifo-cache": ("dbrepro.fifo_cache", "E5 FIFO page cache: TPC-C on a disk-backed pool per replacement policy"),
 }
 
 

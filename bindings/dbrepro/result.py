@@ -144,6 +144,24 @@ def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator > 0 else math.nan
 
 
+def _pool_columns(pool: dict[str, Any] | None) -> dict[str, Any]:
+    """E5's disk-backed pool in the measured phase (no columns for other stacks)."""
+    if not pool:
+        return {}
+    return {
+        "cache_policy": pool["policy"],
+        "pool_fraction": pool["fraction"],
+        "pool_frames": pool["frames"],
+        "hit_ratio": pool["hit_ratio"],
+        "pool_hits": pool["hits"],
+        "pool_misses": pool["misses"],
+        "pool_reads": pool["reads"],
+        "pool_writes": pool["writes"],
+        "hit_locks": pool["hit_locks"],
+        "o_direct": pool["o_direct"],
+    }
+
+
 def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
     config, metrics = result.config, result.metrics
     host = metrics.get("host", {})
@@ -177,6 +195,7 @@ def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
         "wall_seconds": host.get("wall_seconds"),
         "loadavg_1m_before": (host.get("loadavg_before") or [None])[0],
         "loadavg_1m_after": (host.get("loadavg_after") or [None])[0],
+        **_pool_columns(metrics.get("pool")),
     }
     rows = []
     for txn_type, weight in config["mix"].items():

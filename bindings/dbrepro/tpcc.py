@@ -25,7 +25,10 @@ TXN_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
 VARIANTS = ("paper", "spec")
 KEY_COMPARES = ("auto", "generic", "integer")
 # "bare": storage only; step0..step10: E1's removal ladder; optimal: E1's kernel.
-STACKS = ("bare", *(f"step{n}" for n in range(11)), "optimal")
+STACKS = ("bare", *(f"step{n}" for n in range(11)), "optimal", "disk")
+# E5, stack "disk": replacement policies of the disk-backed pool, trace formats.
+CACHE_POLICIES = ("lru", "fifo", "clock", "sieve", "s3fifo", "2q", "soqol")
+TRACE_FORMATS = ("txt", "oracle_general")
 METERS = ("none", "perf")
 DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
 # Limits the engine enforces too (engine/src/driver/run_config.cpp).
@@ -35,6 +38,7 @@ PAGE_SIZE_MIN, PAGE_SIZE_MAX = 1024, 65536
 PARAMETERS = (
     "warehouses", "transactions", "seconds", "mix", "variant", "seed", "stack",
     "page_size", "key_compare", "meter", "log_dir", "progress_every", "check_consistency",
+    "cache_policy", "pool_fraction", "data_dir", "o_direct", "trace_path", "trace_format",
 )
 _U64_MAX = (1 << 64) - 1
 
@@ -85,6 +89,26 @@ def _text(name: str, value: Any) -> str:
     return value
 
 
+def _disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_path, trace_format) -> dict[str, Any]:
+    """E5's options (stack "disk"); their defaults pass with any stack."""
+    fraction = _number("pool_fraction", pool_fraction, minimum=0.0)
+    if not 0.0 < fraction <= 1.0:
+        raise ConfigError("pool_fraction", f"must be in (0, 1], got {pool_fraction!r}")
+    if not isinstance(o_direct, bool):
+        raise ConfigError("o_direct", f"must be True or False, got {o_direct!r}")
+    options = {
+        "cache_policy": _choice("cache_policy", cache_policy, CACHE_POLICIES),
+        "pool_fraction": fraction,
+        "data_dir": _text("data_dir", data_dir),
+        "o_direct": o_direct,
+        "trace_path": _text("trace_path", trace_path),
+        "trace_format": _choice("trace_format", trace_format, TRACE_FORMATS),
+    }
+    if trace_path and stack != "disk":
+        raise ConfigError("trace_path", f"only the disk stack records traces (stack is {stack!r})")
+    return options
+
+
 def _page_size(value: Any) -> int:
     allowed = f"0 (the stack's default) or a power of two in {PAGE_SIZE_MIN}..{PAGE_SIZE_MAX}"
     if isinstance(value, bool) or not isinstance(value, int):
@@ -132,6 +156,12 @@ def validate_config(
     log_dir: str,
     progress_every: int,
     check_consistency: bool,
+    cache_policy: str = "lru",
+    pool_fraction: float = 0.1,
+    data_dir: str = "",
+    o_direct: bool = True,
+    trace_path: str = "",
+    trace_format: str = "txt",
 ) -> dict[str, Any]:
     """The engine's keyword arguments, checked; raises ConfigError."""
     config = {
@@ -148,6 +178,7 @@ def validate_config(
         "log_dir": _text("log_dir", log_dir),
         "progress_every": _integer("progress_every", progress_every, minimum=1),
         "check_consistency": check_consistency,
+        **_disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_path, trace_format),
     }
     if not isinstance(check_consistency, bool):
         raise ConfigError("check_consistency", f"must be True or False, got {check_consistency!r}")
@@ -257,6 +288,12 @@ def run(
     log_dir: str = "",
     progress_every: int = 1000,
     check_consistency: bool = True,
+    cache_policy: str = "lru",
+    pool_fraction: float = 0.1,
+    data_dir: str = "",
+    o_direct: bool = True,
+    trace_path: str = "",
+    trace_format: str = "txt",
 ) -> RunResult:
     """Load a TPC-C database and run the transaction mix on it.
 
@@ -282,6 +319,18 @@ def run(
                     hardware counters (fails where the CPU exposes none).
     log_dir         where a flushing log (steps 0-1) writes its file
                     ("" = $TMPDIR or /tmp).
+    cache_policy    E5, stack "disk" (the database in a file, a buffer pool of
+                    pool_fraction of it): lru, fifo, clock, sieve, s3fifo, 2q
+                    or soqol. pool_fraction in (0, 1]; data_dir: where the
+                    database file goes ("" = $TMPDIR or /tmp); o_direct: read
+                    and write it with O_DIRECT where the filesystem allows.
+    trace_path      E5: record the page reference string of the measured phase
+                    here (single thread; trace_format "txt" or "oracle_general",
+                    libCacheSim's formats).
+    terminals       concurrent terminals, each an OS thread with its own home
+                    warehouse (1 + t mod warehouses) and random stream, no
+                    think time; more than 1 needs step0, step1 or step2.
+                    Deadlock victims are rolled back and rerun ("retries").
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
@@ -303,6 +352,12 @@ def run(
         log_dir=log_dir,
         progress_every=progress_every,
         check_consistency=check_consistency,
+        cache_policy=cache_policy,
+        pool_fraction=pool_fraction,
+        data_dir=data_dir,
+        o_direct=o_direct,
+        trace_path=trace_path,
+        trace_format=trace_format,
     )
     callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
     engine = _engine()

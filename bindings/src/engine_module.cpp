@@ -35,7 +35,9 @@ T non_negative(const char* name, i64 value) {
 py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std::map<std::string, double>& mix,
                     const std::string& variant, i64 seed, const std::string& stack, i64 page_size,
                     const std::string& key_compare, const std::string& meter, const std::string& log_dir,
-                    i64 progress_every, bool check_consistency, const py::object& progress) {
+                    i64 progress_every, bool check_consistency, const std::string& cache_policy,
+                    double pool_fraction, const std::string& data_dir, bool o_direct, const std::string& trace_path,
+                    const std::string& trace_format, const py::object& progress) {
   tpcc::RunConfig config;
   config.warehouses = non_negative<u32>("warehouses", warehouses);
   config.transactions = non_negative<u64>("transactions", transactions);
@@ -51,6 +53,12 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
   config.log_dir = log_dir;
   config.progress_every = non_negative<u64>("progress_every", progress_every);
   config.check_consistency = check_consistency;
+  config.cache_policy = cache_policy;  // E5 (stack "disk")
+  config.pool_fraction = pool_fraction;
+  config.data_dir = data_dir;
+  config.o_direct = o_direct;
+  config.trace_path = trace_path;
+  config.trace_format = trace_format;
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
   // At each progress tick: take the GIL, let Python handle signals (Ctrl-C),
@@ -83,6 +91,7 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
 
 void register_quantum(py::module_& m);  // quantum_module.cpp (E4)
 void register_key_cache(py::module_& m);  // key_cache_module.cpp (E2)
+void register_fifo_cache(py::module_& m);  // fifo_cache_module.cpp (E5)
 
 PYBIND11_MODULE(_engine, m) {
   m.doc() = "dbrepro's C++ engine: TPC-C on a paged storage engine.";
@@ -103,6 +112,8 @@ PYBIND11_MODULE(_engine, m) {
         py::arg("variant") = "paper", py::arg("seed") = 1, py::arg("stack") = "bare", py::arg("page_size") = 0,
         py::arg("key_compare") = "auto", py::arg("meter") = "none", py::arg("log_dir") = "",
         py::arg("progress_every") = 1000, py::arg("check_consistency") = true,
+        py::arg("cache_policy") = "lru", py::arg("pool_fraction") = 0.1, py::arg("data_dir") = "",
+        py::arg("o_direct") = true, py::arg("trace_path") = "", py::arg("trace_format") = "txt",
         py::arg("progress") = py::none(),
         "Load a TPC-C database, run the transaction mix, check consistency; returns the result as a dict.");
   m.def(
@@ -118,4 +129,5 @@ PYBIND11_MODULE(_engine, m) {
   m.def("build_info", [] { return parse_json(to_json(build_info())); }, "How the engine was built.");
   register_quantum(m);
   register_key_cache(m);
+  register_fifo_cache(m);
 }

@@ -1,0 +1,211 @@
+"""E5, SoQoL's FIFO-based page cache: TPC-C on a disk-backed buffer pool that
+holds a fraction of the database, under one replacement policy per run.
+
+    >>> from dbrepro import fifo_cache
+    >>> result = fifo_cache.run(policy="soqol", pool_fraction=0.1, warehouses=1, transactions=5000)
+    >>> result.to_frame()[["txn_type", "nopm", "tpm", "hit_ratio", "pool_reads"]]
+
+A run is `tpcc.run(stack="disk", ...)`: the database is loaded, written to a
+file, and the pool restarts cold with `pool_fraction` of the database's pages;
+misses read pages with pread (O_DIRECT where the filesystem allows it), dirty
+victims are written back. Policies: lru (one lock, taken on every hit), fifo,
+clock, sieve, s3fifo, 2q, soqol (four hot FIFO rings with access statistics,
+a cold ring of clean pages that is the source of free frames). NOPM and TPM
+are reported as HammerDB does: New Orders committed per minute, and
+transactions (commits and rollbacks) per minute.
+
+The trace simulator replays a page reference string through a policy:
+`simulate(policy, trace, capacity)`; `record_trace` runs TPC-C on the
+recording stack and writes the string in libCacheSim's formats.
+
+Command line (what the workflow calls):
+
+    python -m dbrepro.fifo_cache run --policy soqol --pool-fraction 0.1 --warehouses 1 --transactions 20000 --out r.json
+    python -m dbrepro.fifo_cache trace --warehouses 1 --transactions 2000 --out trace.txt
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from . import tpcc
+from .result import RunResult
+from .tpcc import CACHE_POLICIES, TRACE_FORMATS, ConfigError, _integer
+
+# The TPC-C specification's mix (clause 5.2.3 minimums, as HammerDB runs it).
+FULL_MIX = {"new_order": 45.0, "payment": 43.0, "order_status": 4.0, "delivery": 4.0, "stock_level": 4.0}
+POLICIES = CACHE_POLICIES
+
+
+def run(
+    policy: str = "soqol",
+    pool_fraction: float = 0.1,
+    *,
+    warehouses: int = 1,
+    transactions: int = 20_000,
+    seconds: float = 0.0,
+    mix: Mapping[str, float] | None = None,
+    seed: int = 1,
+    data_dir: str = "",
+    o_direct: bool = True,
+    progress: Any = None,
+    **engine: Any,
+) -> RunResult:
+    """TPC-C (the full mix by default, spec inputs) on the disk-backed stack.
+
+    Further keyword arguments go to `tpcc.run` unchanged (e.g. `terminals`
+    where the engine has them).
+    """
+    return tpcc.run(
+        warehouses=warehouses,
+        transactions=transactions,
+        seconds=seconds,
+        mix=FULL_MIX if mix is None else mix,
+        variant="spec",
+        seed=seed,
+        progress=progress,
+        stack="disk",
+        cache_policy=policy,
+        pool_fraction=pool_fraction,
+        data_dir=data_dir,
+        o_direct=o_direct,
+        **engine,
+    )
+
+
+def record_trace(
+    path: str | os.PathLike,
+    *,
+    warehouses: int = 1,
+    transactions: int = 2_000,
+    mix: Mapping[str, float] | None = None,
+    seed: int = 1,
+    trace_format: str = "txt",
+    pool_fraction: float = 0.1,
+    progress: Any = None,
+) -> RunResult:
+    """A single-thread TPC-C run that writes its page reference string (the
+    page id of every fix and of every new page, measured phase only) to `path`."""
+    return tpcc.run(
+        warehouses=warehouses,
+        transactions=transactions,
+        mix=FULL_MIX if mix is None else mix,
+        variant="spec",
+        seed=seed,
+        progress=progress,
+        stack="disk",
+        cache_policy="fifo",
+        pool_fraction=pool_fraction,
+        trace_path=os.fspath(path),
+        trace_format=trace_format,
+    )
+
+
+def simulate(policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
+    """Replays a reference string through `policy` with `capacity` pages:
+    requests, hits, misses, hit_locks (locks taken on hits), hit_ratio."""
+    from . import _engine
+
+    if policy not in POLICIES:
+        raise ConfigError("policy", f"invalid choice {policy!r} (allowed: {', '.join(POLICIES)})")
+    _integer("capacity", capacity, minimum=1, maximum=(1 << 32) - 1)
+    return _engine.cache_simulate(policy=policy, trace=list(trace), capacity=capacity)
+
+
+def read_trace(path: str | os.PathLike, trace_format: str = "txt") -> list[int]:
+    from . import _engine
+
+    if trace_format not in TRACE_FORMATS:
+        raise ConfigError("trace_format", f"invalid choice {trace_format!r} (allowed: {', '.join(TRACE_FORMATS)})")
+    return _engine.cache_read_trace(path=os.fspath(path), format=trace_format)
+
+
+def write_trace(path: str | os.PathLike, ids: Sequence[int], trace_format: str = "txt", page_size: int = 8192) -> None:
+    from . import _engine
+
+    if trace_format not in TRACE_FORMATS:
+        raise ConfigError("trace_format", f"invalid choice {trace_format!r} (allowed: {', '.join(TRACE_FORMATS)})")
+    _engine.cache_write_trace(path=os.fspath(path), ids=list(ids), format=trace_format, page_size=page_size)
+
+
+# ---------------------------------------------------------------------------
+# Command line
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line naming the option, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m dbrepro.fifo_cache", description="E5: FIFO-based page cache vs LRU under TPC-C.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy")
+    runner.add_argument("--policy", default="soqol", help=f"one of {', '.join(POLICIES)}")
+    runner.add_argument("--pool-fraction", type=float, default=0.1)
+    runner.add_argument("--warehouses", type=int, default=1)
+    runner.add_argument("--transactions", type=int, default=20_000)
+    runner.add_argument("--seconds", type=float, default=0.0)
+    runner.add_argument("--terminals", type=int, default=1)
+    runner.add_argument("--seed", type=int, default=1)
+    runner.add_argument("--data-dir", default="")
+    runner.add_argument("--no-o-direct", action="store_true", help="use the kernel's page cache for the file")
+    runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
+    tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run")
+    tracer.add_argument("--warehouses", type=int, default=1)
+    tracer.add_argument("--transactions", type=int, default=2_000)
+    tracer.add_argument("--seed", type=int, default=1)
+    tracer.add_argument("--format", choices=TRACE_FORMATS, default="txt")
+    tracer.add_argument("--out", required=True, help="trace file to write")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .cli import CliError, _check_writable, _write
+
+    prog = "python -m dbrepro.fifo_cache"
+    args = _parser().parse_args(argv)
+    try:
+        _check_writable(args.out)  # fail now, not after the run
+        if args.command == "trace":
+            result = record_trace(Path(args.out), warehouses=args.warehouses, transactions=args.transactions,
+                                  seed=args.seed, trace_format=args.format)
+            print(f"trace: {result.metrics['pool']['hits'] + result.metrics['pool']['misses']} references -> {args.out}")
+            return 0
+        engine = {"terminals": args.terminals} if args.terminals != 1 else {}
+        result = run(args.policy, args.pool_fraction, warehouses=args.warehouses, transactions=args.transactions,
+                     seconds=args.seconds, seed=args.seed, data_dir=args.data_dir, o_direct=not args.no_o_direct,
+                     **engine)
+    except ConfigError as error:
+        option = {"cache_policy": "--policy"}.get(error.parameter, "--" + error.parameter.replace("_", "-"))
+        print(f"{prog}: error: {option}: {error.reason}", file=sys.stderr)
+        return 2
+    except TypeError as error:  # an engine without `terminals`
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except (ValueError, RuntimeError, CliError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; nothing written", file=sys.stderr)
+        return 130
+    try:
+        _write(result, args.out)
+    except CliError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    pool = result.metrics["pool"]
+    frame = result.to_frame()
+    print(f"{pool['policy']} at {pool['fraction']:.0%}: hit ratio {pool['hit_ratio']:.4f}, "
+          f"{pool['reads']} reads, {pool['writes']} writes, NOPM {frame['nopm'].iloc[0]:.0f}, TPM {frame['tpm'].iloc[0]:.0f}")
+    return 0 if result.consistent is not False else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""E5's Python face: TPC-C on the disk-backed pool through dbrepro.fifo_cache
+(and tpcc.run(stack="disk")), the record's pool section and frame columns,
+bad options named in one line, the trace simulator, and the command line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dbrepro import fifo_cache, tpcc
+
+SMALL = {"warehouses": 1, "transactions": 400, "seed": 2, "progress": False}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return {policy: fifo_cache.run(policy, 0.1, **SMALL) for policy in ("lru", "soqol")}
+
+
+def test_disk_runs_are_consistent_and_report_their_pool(runs):
+    for policy, result in runs.items():
+        pool = result.metrics["pool"]
+        assert result.consistent is True
+        assert result.config["stack"] == "disk" and result.config["cache_policy"] == policy
+        assert pool["policy"] == policy
+        assert pool["fraction"] == pytest.approx(0.1, abs=0.01)
+        assert pool["reads"] > 0 and pool["writes"] >= 0
+        assert 0.5 < pool["hit_ratio"] < 1.0
+        assert pool["hits"] + pool["misses"] > 10 * result.metrics["transactions"]
+
+
+def test_hits_lock_only_under_lru(runs):
+    assert runs["lru"].metrics["pool"]["hit_locks"] == runs["lru"].metrics["pool"]["hits"]
+    assert runs["soqol"].metrics["pool"]["hit_locks"] == 0
+
+
+def test_frame_has_nopm_tpm_and_pool_columns(runs):
+    frame = runs["soqol"].to_frame()
+    assert set(frame["txn_type"]) == set(fifo_cache.FULL_MIX)
+    for column in ("nopm", "tpm", "hit_ratio", "pool_reads", "pool_writes", "hit_locks", "cache_policy"):
+        assert column in frame.columns
+    row = frame.iloc[0]
+    assert row["tpm"] > row["nopm"] > 0
+
+
+def test_bad_options_name_the_parameter():
+    with pytest.raises(tpcc.ConfigError, match="^cache_policy: invalid choice 'arc'"):
+        tpcc.run(stack="disk", cache_policy="arc", transactions=10, progress=False)
+    with pytest.raises(tpcc.ConfigError, match="^pool_fraction: must be in"):
+        fifo_cache.run("lru", 0.0, transactions=10, progress=False)
+    with pytest.raises(tpcc.ConfigError, match="^trace_path: only the disk stack"):
+        tpcc.run(stack="bare", trace_path="/tmp/x", transactions=10, progress=False)
+    with pytest.raises(tpcc.ConfigError, match="^policy: invalid choice"):
+        fifo_cache.simulate("belady", [1, 2], 1)
+
+
+def test_simulator_counts_a_known_trace():
+    stats = fifo_cache.simulate("lru", [1, 2, 3, 1, 4, 2, 1], 3)
+    assert (stats["requests"], stats["hits"], stats["misses"], stats["hit_locks"]) == (7, 2, 5, 2)
+
+
+def test_command_line_writes_a_record(tmp_path):
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "dbrepro.fifo_cache", "run", "--policy", "clock", "--pool-fraction", "0.2",
+         "--transactions", "200", "--out", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "clock at 20%" in done.stdout
+    record = json.loads(out.read_text())
+    assert record["metrics"]["pool"]["policy"] == "clock"
+    bad = subprocess.run([sys.executable, "-m", "dbrepro.fifo_cache", "run", "--policy", "arc", "--out",
+                          str(tmp_path / "x.json")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0
+    assert "error: --policy: invalid choice 'arc'" in bad.stderr

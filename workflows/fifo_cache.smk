@@ -1,0 +1,155 @@
+# Study `fifo_cache` (E5): SoQoL's FIFO-based page cache. TPC-C (the full mix)
+# on a disk-backed buffer pool holding a fraction of the database, one run per
+# replacement policy, pool fraction and terminal count; a recorded page
+# reference string replayed through every policy.
+#
+#   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
+#   trace     results/tmp/fifo_cache/tpcc_trace.txt (single-thread run, libCacheSim's plain format)
+#   tables    results/tables/fifo_cache/{throughput,hit_curve,claims}.csv, claims.md
+#   figures   results/figures/fifo_cache/{hit_ratio,nopm}.{png,pdf}
+#
+# SoQoL's numbers: workflows/data/fifo_cache_paper.yaml (their one source).
+
+FC = config["fifo_cache"]
+FC_STUDY = "fifo_cache"
+FC_RUN = raw_path(FC_STUDY, "{policy}_p{percent}_t{terminals}")
+FC_GRID = {
+    "policy": FC["policies"],
+    "percent": [f"{fraction * 100:g}" for fraction in FC["fractions"]],
+    "terminals": FC["terminals"],
+}
+FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
+FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
+FC_TRACE = f"results/tmp/{FC_STUDY}/tpcc_trace.txt"
+FC_FIGURES = {"hit_ratio": "fifo_cache_hit_ratio.py", "nopm": "fifo_cache_nopm.py"}
+
+
+def fc_table(name):
+    return table_path(FC_STUDY, name)
+
+
+FC_TARGETS = [
+    *(fc_table(name) for name in ("throughput", "hit_curve", "claims")),
+    f"results/tables/{FC_STUDY}/claims.md",
+    *(path for name in FC_FIGURES for path in figure_paths(FC_STUDY, name).values()),
+]
+STUDY_TARGETS.extend(FC_TARGETS)
+
+
+rule fifo_cache:
+    """This study's tables and figures only: `snakemake fifo_cache`."""
+    input:
+        FC_TARGETS,
+    localrule: True
+
+
+rule fifo_cache_run:
+    """One TPC-C run on the disk-backed pool: policy, pool at percent% of the
+    database, N terminals. Timed runs never overlap and are interleaved."""
+    input:
+        after_previous_repeat(FC_RUN, FC_GRID),
+    output:
+        record=FC_RUN,
+    log:
+        log_path(FC_STUDY, "runs/rep{rep}/{policy}_p{percent}_t{terminals}"),
+    wildcard_constraints:
+        policy="|".join(FC["policies"]),
+        percent=r"[0-9.]+",
+        terminals=r"[0-9]+",
+    params:
+        warehouses=FC["warehouses"],
+        transactions=FC["transactions"],
+        seed=FC["seed"],
+        fraction=lambda wildcards: float(wildcards.percent) / 100,
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
+        " --terminals {wildcards.terminals} --warehouses {params.warehouses}"
+        " --transactions {params.transactions} --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
+
+
+rule fifo_cache_throughput_table:
+    """NOPM, TPM (HammerDB's definitions), hit ratio, reads and writes per
+    transaction per policy, pool fraction and terminals (median, min, max)."""
+    input:
+        runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID),
+    output:
+        fc_table("throughput"),
+    log:
+        log_path(FC_STUDY, "throughput_table"),
+    localrule: True
+    script:
+        "scripts/fifo_cache_table.py"
+
+
+rule fifo_cache_trace:
+    """The page reference string of a single-thread TPC-C run (measured phase)."""
+    output:
+        FC_TRACE,
+    log:
+        log_path(FC_STUDY, "trace"),
+    params:
+        warehouses=FC["warehouses"],
+        transactions=FC["trace_transactions"],
+        seed=FC["seed"],
+    threads: 1
+    shell:
+        "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {params.warehouses}"
+        " --transactions {params.transactions} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+
+
+rule fifo_cache_hit_curve:
+    """Every policy replaying the recorded trace at every pool fraction."""
+    input:
+        trace=FC_TRACE,
+    output:
+        fc_table("hit_curve"),
+    log:
+        log_path(FC_STUDY, "hit_curve"),
+    params:
+        fractions=FC["fractions"],
+        policies=FC["policies"],
+    localrule: True
+    script:
+        "scripts/fifo_cache_hit_curve.py"
+
+
+rule fifo_cache_claims:
+    """SoQoL's findings beside ours, with the criterion of each."""
+    input:
+        throughput=fc_table("throughput"),
+        paper=FC_PAPER,
+    output:
+        csv=fc_table("claims"),
+        md=f"results/tables/{FC_STUDY}/claims.md",
+    log:
+        log_path(FC_STUDY, "claims"),
+    localrule: True
+    script:
+        "scripts/fifo_cache_claims.py"
+
+
+rule fifo_cache_figure:
+    """A figure of this study (figures/fifo_cache_<name>.py) from the throughput table and the article's numbers."""
+    input:
+        table=fc_table("throughput"),
+        paper=FC_PAPER,
+        code=lambda wildcards: repo_file("figures", FC_FIGURES[wildcards.name]),
+        style=repo_file("figures", "style.py"),
+        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
+    output:
+        png=report(
+            f"results/figures/{FC_STUDY}/{{name}}.png",
+            caption=report_caption(FC_STUDY, "figure"),
+            category=REPORT_CATEGORIES[FC_STUDY],
+        ),
+        pdf=f"results/figures/{FC_STUDY}/{{name}}.pdf",
+    log:
+        log_path(FC_STUDY, "figure_{name}"),
+    wildcard_constraints:
+        name="|".join(FC_FIGURES),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {input.paper:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
