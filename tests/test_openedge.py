@@ -1,0 +1,165 @@
+"""E3 (OpenEdge 12 server features): the Python API, its command line, bad
+input, and the study's workflow from dry run to smoke profile."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+from dbrepro import openedge, read_record
+from dbrepro.tpcc import ConfigError
+from workflow_helpers import job_count, profile, snakemake
+
+PROFILES = ("smoke", "quick", "full")
+TABLES = ("runs", "ladder", "users", "traffic", "claims")
+FIGURES = ("ladder", "user_stddev", "traffic")
+
+
+@pytest.fixture(scope="module")
+def ladder():
+    return openedge.run_ladder(rows=400, servers=2, users=4, prefetch=20, repeats=2)
+
+
+def test_every_step_runs_each_repeat_interleaved(ladder):
+    runs = ladder.metrics["runs"]
+    assert [(r["repeat"], r["step"]) for r in runs] == [(rep, s) for rep in (1, 2) for s in range(4)]
+    assert [r["name"] for r in runs[:4]] == list(openedge.STEP_NAMES)
+    assert ladder.metrics["results_agree"] and not ladder.metrics["interrupted"]
+
+
+def test_every_step_does_the_same_work_and_counts_it(ladder):
+    runs = ladder.metrics["runs"]
+    assert len({(r["tuples"], r["checksum"], r["record_reads"]) for r in runs}) == 1
+    assert runs[0]["tuples"] > 0
+    base, bht, mtdbs, ssj = runs[:4]
+    assert base["lookups_avoided"] == 0 and bht["lookups_avoided"] > 0
+    assert bht["hash_lookups"] + bht["lookups_avoided"] == base["hash_lookups"]
+    assert base["latches"] == 4 and bht["latches"] == max(1, bht["buckets"] // 10)
+    # The server-side join sends only qualifying records: fewer records and messages.
+    assert ssj["records_received"] < mtdbs["records_received"]
+    assert ssj["messages_on_wire"] < mtdbs["messages_on_wire"]
+    assert mtdbs["messages_on_wire"] == base["messages_on_wire"]  # same protocol, other server threading
+    for run in runs:
+        assert len(run["user_seconds"]) == 4 and run["user_stddev_seconds"] >= 0
+
+
+def test_record_has_provenance_and_a_frame(ladder):
+    record = ladder.to_dict()
+    assert record["kind"] == "openedge" and record["provenance"]
+    assert record["metrics"]["database"]["table_rows"] == [400] * 7
+    assert record["metrics"]["host"]["loadavg_before"] is not None
+    frame = ladder.to_frame()
+    assert len(frame) == 8 and {"step", "name", "wall_seconds", "records_per_second", "bytes_on_wire"} <= set(frame)
+
+
+def test_ladder_steps_describe_the_features():
+    steps = openedge.ladder_steps()
+    assert [s["name"] for s in steps] == list(openedge.STEP_NAMES)
+    assert [(s["latch_factor"], s["multi_threaded"], s["server_side_join"]) for s in steps] == [
+        (False, False, False), (True, False, False), (True, True, False), (True, True, True)]
+
+
+def test_progress_can_stop_the_ladder():
+    seen = []
+    result = openedge.run_ladder(rows=100, servers=1, users=1, progress=lambda done, total: seen.append(done) or done < 1)
+    assert result.metrics["interrupted"] and len(result.metrics["runs"]) == 1
+    assert seen == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [({"rows": 0}, "rows"), ({"servers": 0}, "servers"), ({"users": 1, "servers": 2}, "users"),
+     ({"rows": 3, "users": 4, "servers": 1}, "users"), ({"latch_factor": 101}, "latch_factor"),
+     ({"prefetch": 0}, "prefetch"), ({"steps": [4]}, "steps"), ({"steps": []}, "steps"),
+     ({"fanout": 9}, "fanout"), ({"rows": True}, "rows")],
+)
+def test_bad_config_names_the_parameter(kwargs, parameter):
+    with pytest.raises(ConfigError) as error:
+        openedge.run_ladder(**kwargs)
+    assert error.value.parameter == parameter
+
+
+def test_a_bad_address_is_a_value_error():
+    with pytest.raises(ValueError, match="address"):
+        openedge.run_ladder(rows=10, servers=1, users=1, address="localhost:1")
+
+
+# ---------------------------------------------------------------------------
+# The command line
+
+
+def test_cli_runs_and_writes_the_record(python, tmp_path):
+    out = tmp_path / "run.json"
+    done = python("-m", "dbrepro", "run", "openedge", "--rows", "200", "--servers", "1", "--users", "2",
+                  "--steps", "0,3", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    record = read_record(out)
+    assert [r["name"] for r in record["metrics"]["runs"]] == ["baseline", "ssj"]
+    assert "records/s" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [(["--users", "x"], "--users"), (["--latch-factor", "0"], "--latch-factor"), (["--steps", "1,a"], "--steps"),
+     (["--servers", "3", "--users", "2"], "--users")],
+)
+def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, args, option):
+    out = tmp_path / "x.json"
+    done = python("-m", "dbrepro.openedge", "--rows", "50", "--out", str(out), *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0], done.stderr
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# The workflow
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
+    done = snakemake(python, repo, tmp_path, "openedge", "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "error" not in output.lower() and "warn" not in output.lower(), output
+    config = yaml.safe_load(profile(repo, name).read_text())
+    repeats = config["openedge"].get("repeats") or config["repeats"]
+    assert job_count(output, "openedge_run") == repeats
+    assert job_count(output, "openedge_figure") == len(FIGURES)
+    assert job_count(output, "openedge_tables") == 1 and job_count(output, "openedge_claims") == 1
+
+
+def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "openedge", "-n", "--cores", "2",
+                     "--configfile", str(profile(repo, "quick")))
+    blocks = re.findall(r"rule openedge_run:\n((?:    .*\n)+)", done.stdout + done.stderr)
+    assert len(blocks) >= 2
+    for block in blocks:
+        assert "timed=1" in block and "threads: 2" in block, block
+        rep = int(re.search(r"rep(\d+)/ladder\.json", block.split("output:")[1]).group(1))
+        inputs = re.findall(r"results/raw/openedge/rep(\d+)/ladder\.json", block.split("output:")[0])
+        assert inputs == ([str(rep - 1)] if rep > 1 else []), block
+
+
+@pytest.mark.slow
+def test_smoke_profile_end_to_end(python, repo, tmp_path):
+    done = snakemake(python, repo, tmp_path, "openedge", "--cores", "2", "--resources", "timed=1",
+                     "--configfile", str(profile(repo, "smoke")))
+    assert done.returncode == 0, done.stdout + done.stderr
+    tables = tmp_path / "results" / "tables" / "openedge"
+    for name in TABLES:
+        assert (tables / f"{name}.csv").stat().st_size > 0, name
+    figures = tmp_path / "results" / "figures" / "openedge"
+    for name in FIGURES:
+        assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
+        assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
+    claims = pd.read_csv(tables / "claims.csv")
+    assert list(claims.columns) == ["claim", "ours", "theirs", "reproduced"]
+    assert set(claims["reproduced"]) <= {"yes", "no"} and len(claims) == 8
+    ladder = pd.read_csv(tables / "ladder.csv")
+    assert list(ladder["name"]) == list(openedge.STEP_NAMES)
+    assert list(ladder["paper_change_vs_previous_pct"].iloc[1:]) == [-3, -35, -44]
+    assert ladder["paper_total_change_pct"].iloc[-1] == -63
+    assert ladder["tuples"].nunique() == 1

@@ -1,0 +1,117 @@
+# Study `openedge` (E3, seed 002): OpenEdge 12's server features stacked one on
+# another - latch factor and optimistic index access, multi-threaded servers,
+# server-side join - timed on the same remote work: U users running the
+# article's 7-table join over loopback TCP against M servers, which each run
+# starts and stops itself (ports picked by the system).
+#
+#   runs      results/raw/openedge/rep{rep}/ladder.json (timed; every ladder step, 0 1 2 3)
+#   tables    results/tables/openedge/{runs,ladder,users,traffic,claims}.csv, claims.md
+#   figures   results/figures/openedge/{ladder,user_stddev,traffic}.{png,pdf}
+#
+# The article's numbers: workflows/data/openedge_paper.yaml (their one source).
+
+OE = config["openedge"]
+OE_STUDY = "openedge"
+OE_RUN = raw_path(OE_STUDY, "ladder")
+OE_REPEATS = list(range(1, (OE["repeats"] or config["repeats"]) + 1))
+OE_PAPER = repo_file("workflows", "data", "openedge_paper.yaml")
+OE_TABLES = ["runs", "ladder", "users", "traffic"]
+OE_FIGURES = {"ladder": "ladder", "user_stddev": "users", "traffic": "traffic"}  # figure -> its table
+
+
+def oe_table(name):
+    return table_path(OE_STUDY, name)
+
+
+OE_TARGETS = [
+    *(oe_table(name) for name in (*OE_TABLES, "claims")),
+    f"results/tables/{OE_STUDY}/claims.md",
+    *(path for name in OE_FIGURES for path in figure_paths(OE_STUDY, name).values()),
+]
+STUDY_TARGETS.extend(OE_TARGETS)
+
+
+rule openedge:
+    """This study's tables and figures only: `snakemake openedge`."""
+    input:
+        OE_TARGETS,
+    localrule: True
+
+
+rule openedge_run:
+    """One timed pass over the ladder (steps 0 1 2 3, each with fresh servers
+    and connections) through `python -m dbrepro.openedge`; repeats are
+    interleaved, never overlap, and claim every core."""
+    input:
+        after_previous_repeat(OE_RUN, {}),
+    output:
+        record=OE_RUN,
+    log:
+        log_path(OE_STUDY, "rep{rep}/ladder"),
+    params:
+        options=" ".join(
+            f"--{name.replace('_', '-')} {OE[name]}"
+            for name in ("rows", "fanout", "seed", "servers", "users", "passes", "prefetch", "fixed_latches",
+                         "latch_factor", "bucket_percent", "address")
+        ),
+        steps=",".join(map(str, OE["steps"])),
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --out {output.record:q} > {log:q} 2>&1"
+
+
+rule openedge_tables:
+    """Every run, and per step over the repeats: time (median, min, max) and its
+    change beside the article's, per-user spread, traffic on the wire."""
+    input:
+        runs=expand(OE_RUN, rep=OE_REPEATS),
+        paper=OE_PAPER,
+    output:
+        **{name: oe_table(name) for name in OE_TABLES},
+    log:
+        log_path(OE_STUDY, "tables"),
+    localrule: True
+    script:
+        "scripts/openedge_tables.py"
+
+
+rule openedge_claims:
+    """The article's findings against ours, each with an explicit criterion (claims.md says which)."""
+    input:
+        ladder=oe_table("ladder"),
+        users=oe_table("users"),
+        traffic=oe_table("traffic"),
+        paper=OE_PAPER,
+    output:
+        csv=oe_table("claims"),
+        md=f"results/tables/{OE_STUDY}/claims.md",
+    log:
+        log_path(OE_STUDY, "claims"),
+    localrule: True
+    script:
+        "scripts/openedge_claims.py"
+
+
+rule openedge_figure:
+    """A figure of this study from one table (figures/openedge_<name>.py)."""
+    input:
+        table=lambda wildcards: oe_table(OE_FIGURES[wildcards.name]),
+        code=lambda wildcards: repo_file("figures", f"openedge_{wildcards.name}.py"),
+        style=repo_file("figures", "style.py"),
+        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
+    output:
+        png=report(
+            f"results/figures/{OE_STUDY}/{{name}}.png",
+            caption=report_caption(OE_STUDY, "figure"),
+            category=REPORT_CATEGORIES[OE_STUDY],
+        ),
+        pdf=f"results/figures/{OE_STUDY}/{{name}}.pdf",
+    log:
+        log_path(OE_STUDY, "figure_{name}"),
+    wildcard_constraints:
+        name="|".join(OE_FIGURES),
+    localrule: True
+    shell:
+        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

@@ -1,0 +1,89 @@
+"""E3's tables from the raw ladder runs:
+
+    runs.csv     every timed run (one row per step and repeat)
+    ladder.csv   per step: time for the same work over the repeats (median, min,
+                 max), records/s, CPU time, the change in time from the step
+                 before and from the baseline, the article's changes beside
+    users.csv    per step: per-user time, mean and standard deviation across
+                 users (medians over the repeats)
+    traffic.csv  per step: bytes, messages and records on the wire, hash-table
+                 lookups and the lookups the optimistic cursor avoided
+
+Run by Snakemake (rule openedge_tables), or by hand:
+    python workflows/scripts/openedge_tables.py paper.yaml OUT_DIR RUN.json...
+"""
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+import openedge_common as common
+from dbrepro import openedge  # noqa: F401 (registers the openedge table rows)
+from dbrepro.records import load_result, load_runs
+
+
+def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
+    grouped = runs.groupby(["step", "name"])
+    table = grouped["wall_seconds"].agg(seconds_median="median", seconds_min="min", seconds_max="max", n="count")
+    table = table.join(grouped[["records_per_second", "cpu_seconds", "loadavg_1m_before", "tuples", "record_reads",
+                                "latches"]].median())
+    table = table.join(grouped[["cpu_count"]].first())
+    table = table.reset_index().sort_values("step").reset_index(drop=True)
+    table["change_vs_previous_pct"] = table["seconds_median"].pct_change() * 100.0
+    table["change_vs_baseline_pct"] = [common.pct_change(s, table["seconds_median"].iloc[0])
+                                       for s in table["seconds_median"]]
+    table["paper_change_vs_previous_pct"] = [common.paper_step_change(paper, name) for name in table["name"]]
+    table["paper_total_change_pct"] = [-float(paper["total_time_reduction_percent"]) if name == common.STEPS[-1]
+                                       else None for name in table["name"]]
+    return table
+
+
+def users_table(runs: pd.DataFrame) -> pd.DataFrame:
+    runs = runs.assign(user_cv=runs["user_stddev_seconds"] / runs["user_mean_seconds"])
+    grouped = runs.groupby(["step", "name"])
+    table = grouped[["user_mean_seconds", "user_stddev_seconds", "user_cv"]].median()
+    table = table.join(grouped["user_stddev_seconds"].agg(user_stddev_min="min", user_stddev_max="max"))
+    table = table.join(grouped[["users", "servers"]].first())
+    return table.reset_index().sort_values("step").reset_index(drop=True)
+
+
+def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
+    columns = ["bytes_on_wire", "messages_on_wire", "bytes_sent", "bytes_received", "messages_sent",
+               "messages_received", "records_received", "record_reads", "tuples", "hash_lookups",
+               "lookups_avoided", "revalidation_failures"]
+    table = runs.groupby(["step", "name"])[columns].median().reset_index().sort_values("step").reset_index(drop=True)
+    table["bytes_per_tuple"] = table["bytes_on_wire"] / table["tuples"]
+    # Every record read is one data-page lookup; the other lookups found index blocks.
+    table["index_block_lookups"] = table["hash_lookups"] - table["record_reads"]
+    table["lookups_avoided_pct"] = 100.0 * table["lookups_avoided"] / (table["hash_lookups"] + table["lookups_avoided"])
+    return table
+
+
+def main(paper_path, out: dict[str, str], run_paths) -> dict[str, pd.DataFrame]:
+    runs = load_runs(run_paths)
+    for path in run_paths:
+        if not load_result(path).metrics["results_agree"]:
+            raise SystemExit(f"{path}: the ladder steps returned different tuples")
+    paper = common.load_paper(paper_path)
+    tables = {"runs": runs.drop(columns=["source"]).assign(repeat_file=[Path(p).parent.name for p in runs["source"]]),
+              "ladder": ladder_table(runs, paper), "users": users_table(runs), "traffic": traffic_table(runs)}
+    for name, table in tables.items():
+        table.to_csv(out[name], index=False, float_format="%.6g")
+    return tables
+
+
+if "snakemake" in globals():
+    o = snakemake.output  # noqa: F821
+    common.run_logged(snakemake.log[0], main, snakemake.input.paper,  # noqa: F821
+                      {name: getattr(o, name) for name in ("runs", "ladder", "users", "traffic")},
+                      list(snakemake.input.runs))  # noqa: F821
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paper", help="workflows/data/openedge_paper.yaml")
+    parser.add_argument("out_dir", help="directory for runs.csv, ladder.csv, users.csv, traffic.csv")
+    parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.openedge` (JSON)")
+    args = parser.parse_args()
+    Path(args.out_dir).mkdir(parents=True, exist_ok=True)
+    found = main(args.paper, {n: str(Path(args.out_dir) / f"{n}.csv") for n in ("runs", "ladder", "users", "traffic")},
+                 args.runs)
+    print(found["ladder"].to_string(index=False))
