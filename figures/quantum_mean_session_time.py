@@ -20,13 +20,14 @@ else:  # run as a script: this file's folder is on sys.path
     import style
 
 WORKLOAD_TITLES = {"cpu": "CPU-bound (sqrt loop)", "memory": "memory-bound (25 scans)"}
-SCHEDULER_TITLES = {"engine": "engine fibers", "os_rr": "OS SCHED_RR", "os_fair": "OS fair"}
+SCHEDULER_TITLES = {"engine": "engine fibers", "os_rr": "OS SCHED_RR", "os_fair": "OS fair",
+                    "os_fair_q": "OS fair, base slice = Q"}
 
 
 def plot(table: pd.DataFrame):
     table = table.assign(quantum_ms=table["quantum_ms"].astype(str))
     workloads = sorted(table["workload"].unique())
-    schedulers = [s for s in ("engine", "os_rr") if s in set(table["scheduler"])] or ["os_fair"]
+    schedulers = [s for s in ("engine", "os_rr", "os_fair_q") if s in set(table["scheduler"])] or ["os_fair"]
     fig, axes = style.figure(nrows=len(workloads), ncols=len(schedulers), squeeze=False, layout="constrained",
                              figsize=(4.2 * len(schedulers), 3.6 * len(workloads)))
     for r, workload in enumerate(workloads):

@@ -47,13 +47,26 @@ def test_run_without_a_table_builds_a_temporary_one():
     assert result.config["rows"] == 2000 and result.metrics["cache"]["segment_count"] == 1
 
 
-def test_every_segment_count_returns_rows_of_the_same_size(table_dir):
-    # One thread, the same seed: the same points, so the same rows per query.
-    per_query = set()
-    for segments in (0, 1, 32, 64):
-        cell = key_cache.run(table_dir=table_dir, segments=segments, **QUICK).metrics["cells"][0]
-        per_query.add(round(cell["rows"] / cell["queries"]))
-    assert len(per_query) == 1
+def test_special_distribution_concentrates_rows_on_the_points(table_dir, tmp_path):
+    # sysbench's "special" (the default): 75% of k values in the middle 1% of
+    # the range, and the points drawn the same way, so a query of 10 points
+    # returns hundreds of rows; uniformly drawn, about one row per point.
+    assert key_cache.table_info(table_dir)["distribution"] == "special"
+    key_cache.build_table(tmp_path, rows=5000, seed=3, distribution="uniform")
+    assert key_cache.table_info(tmp_path)["distribution"] == "uniform"
+    per_query = {}
+    for name, directory in (("special", table_dir), ("uniform", tmp_path)):
+        result = key_cache.run(table_dir=directory, segments=4, **QUICK)
+        cell = result.metrics["cells"][0]
+        per_query[name] = cell["rows"] / cell["queries"]
+        assert result.to_frame()["distribution"].iloc[0] == name
+    assert 5 <= per_query["uniform"] <= 15
+    assert per_query["special"] > 20 * per_query["uniform"]
+
+
+def test_bad_distribution_is_named(tmp_path):
+    with pytest.raises(ValueError, match=r"^distribution\b.*allowed: special, uniform"):
+        key_cache.build_table(tmp_path, rows=100, distribution="zipf")
 
 
 def test_the_index_fits_the_auto_sized_cache(table_dir):

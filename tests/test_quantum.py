@@ -116,6 +116,45 @@ def test_real_sysctl_is_set_and_restored():
         assert quantum.read_timeslice() == original
 
 
+# -- the fair scheduler's base slice (a file stands in for debugfs) -------------------
+
+
+@pytest.fixture
+def fake_base_slice(tmp_path):
+    path = tmp_path / "base_slice_ns"
+    path.write_text("3000000\n")
+    return path
+
+
+def test_fair_base_slice_set_in_nanoseconds_and_restored(fake_base_slice):
+    with quantum.fair_base_slice(20, fake_base_slice) as effective:
+        assert effective == 20_000_000
+    assert fake_base_slice.read_text().strip() == "3000000"
+    with pytest.raises(ZeroDivisionError):
+        with quantum.fair_base_slice(400, fake_base_slice):
+            1 / 0
+    assert fake_base_slice.read_text().strip() == "3000000"
+
+
+def test_fair_base_slice_unreadable_says_what_it_needs(tmp_path):
+    with pytest.raises(quantum.TimesliceError, match="writable debugfs.*cannot read"):
+        with quantum.fair_base_slice(20, tmp_path / "missing"):
+            pass
+
+
+def test_fair_base_slice_status_is_a_reason_or_settable():
+    status = quantum.fair_base_slice_status()
+    assert status == "settable" or "needs root and a writable debugfs" in status or "cannot read" in status
+
+
+def test_os_fair_q_runs_under_the_fair_scheduler_with_the_slice_set(fake_base_slice):
+    run = quantum.run_sessions(scheduler="os_fair_q", quantum_ms=20, sessions_per_cpu=2,
+                               fair_slice_path=fake_base_slice, **TINY)
+    assert run.metrics["kernel"]["fair_base_slice_ns_effective"] == 20_000_000
+    assert run.metrics["delta_over_q"] is not None
+    assert fake_base_slice.read_text().strip() == "3000000"
+
+
 # -- the API ---------------------------------------------------------------------------
 
 

@@ -49,11 +49,13 @@ rule key_cache_table:
         rows=KC["rows"],
         seed=KC["seed"],
         block_size=KC["block_size"],
+        distribution=KC["distribution"],
         directory=KC_TABLE_DIR,
     threads: 1
     shell:
         "{PYTHON} -m dbrepro.key_cache build --table-dir {params.directory:q} --rows {params.rows}"
-        " --seed {params.seed} --block-size {params.block_size} > {log:q} 2>&1"
+        " --seed {params.seed} --block-size {params.block_size} --distribution {params.distribution}"
+        " > {log:q} 2>&1"
 
 
 rule key_cache_run:

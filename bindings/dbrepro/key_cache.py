@@ -42,10 +42,22 @@ def _int_list(name: str, values: Any, *, minimum: int, maximum: int) -> list[int
     return [_integer(name, v, minimum=minimum, maximum=maximum) for v in values]
 
 
-def build_table(table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block_size: int = 1024) -> dict[str, Any]:
-    """Write sysbench's sbtest into `table_dir` (created if missing); returns its metadata."""
+DISTRIBUTIONS = ("special", "uniform")
+
+
+def build_table(
+    table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block_size: int = 1024, distribution: str = "special"
+) -> dict[str, Any]:
+    """Write sysbench's sbtest into `table_dir` (created if missing); returns its metadata.
+
+    `distribution` is sysbench's --rand-type for k and, later, for the query's
+    points: "special" (sysbench 0.5's default, the article's: 75% of values in
+    the middle 1% of the range) or "uniform".
+    """
     from . import _engine
 
+    if distribution not in DISTRIBUTIONS:
+        raise ConfigError("distribution", f"invalid value {distribution!r} (allowed: {', '.join(DISTRIBUTIONS)})")
     rows = _integer("rows", rows, minimum=1, maximum=2**32 - 16)
     seed = _integer("seed", seed, minimum=0)
     block_size = _integer("block_size", block_size, minimum=512, maximum=16384)
@@ -54,7 +66,9 @@ def build_table(table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block
     if Path(table_dir).exists() and not Path(table_dir).is_dir():
         raise ConfigError("table_dir", f"{str(table_dir)!r} is a file, not a folder")
     Path(table_dir).mkdir(parents=True, exist_ok=True)
-    return _engine.key_cache_build_table(directory=str(table_dir), rows=rows, seed=seed, block_size=block_size)
+    return _engine.key_cache_build_table(
+        directory=str(table_dir), rows=rows, seed=seed, block_size=block_size, distribution=distribution
+    )
 
 
 def table_info(table_dir: str | os.PathLike) -> dict[str, Any]:
@@ -142,7 +156,13 @@ def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
             "loadavg_after": _loadavg(),
         },
     }
-    full_config = {**config, "rows": table["rows"], "block_size": table["block_size"], "table_seed": table["seed"]}
+    full_config = {
+        **config,
+        "rows": table["rows"],
+        "block_size": table["block_size"],
+        "table_seed": table["seed"],
+        "distribution": table["distribution"],
+    }
     return RunResult(kind=KIND, config=full_config, metrics=metrics, provenance=provenance.collect())
 
 
@@ -161,6 +181,7 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "segments": config["segments"],
             "table_rows": config["rows"],
             "block_size": config["block_size"],
+            "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
             "replacement": config["replacement"],
             "seconds_limit": config["seconds"],
             **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
@@ -207,6 +228,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--rows", type=int, required=True)
     build.add_argument("--seed", type=int, default=1)
     build.add_argument("--block-size", type=int, default=1024)
+    build.add_argument(
+        "--distribution", choices=DISTRIBUTIONS, default="special",
+        help="sysbench's --rand-type for k and the query points (default: special, sysbench 0.5's)",
+    )
     runner = commands.add_parser("run", help="time select_random_points against one key-cache configuration")
     runner.add_argument("--table-dir", required=True)
     runner.add_argument("--segments", type=int, default=0)
@@ -235,7 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             _check_writable(args.out)  # fail now, not after the timed cells
         if args.command == "build":
-            meta = build_table(args.table_dir, rows=args.rows, seed=args.seed, block_size=args.block_size)
+            meta = build_table(
+                args.table_dir, rows=args.rows, seed=args.seed, block_size=args.block_size,
+                distribution=args.distribution,
+            )
             print(f"sbtest: {meta['rows']} rows, index {meta['index_bytes']} bytes, data {meta['data_bytes']} bytes")
             return 0
         result = run(

@@ -12,7 +12,11 @@ Three schedulers run the same sessions (pinned evenly to the CPUs):
            round-robin timeslice (kernel.sched_rr_timeslice_ms) set to Q for
            the run and restored afterwards -- needs root;
   os_fair  one thread per session under SCHED_OTHER (the fair scheduler; Q
-           does not apply, its base slice is recorded where readable).
+           does not apply, its base slice is recorded where readable);
+  os_fair_q  the fair scheduler with its base slice (debugfs
+           sched/base_slice_ns) set to Q for the run and restored -- needs
+           root and a kernel that lets debugfs be written (a locked-down
+           kernel refuses even reading it: the run then fails and says so).
 
 Command line (used by the workflow): python -m dbrepro.quantum --out run.json ...
 """
@@ -34,12 +38,14 @@ from .result import FRAME_ROWS, RunResult
 from .tpcc import ConfigError
 
 KIND = "quantum"
-SCHEDULERS = ("engine", "os_rr", "os_fair")
+SCHEDULERS = ("engine", "os_rr", "os_fair", "os_fair_q")
 WORKLOADS = ("cpu", "memory")
 TIMESLICE_PATH = Path("/proc/sys/kernel/sched_rr_timeslice_ms")
 RT_RUNTIME_PATH = Path("/proc/sys/kernel/sched_rt_runtime_us")
 FAIR_BASE_SLICE_PATH = Path("/sys/kernel/debug/sched/base_slice_ns")
+DEBUGFS = Path("/sys/kernel/debug")
 NEEDS_ROOT = "needs root or a privileged container to set kernel.sched_rr_timeslice_ms"
+NEEDS_DEBUGFS = "needs root and a writable debugfs to set the fair scheduler's base slice"
 
 
 class TimesliceError(RuntimeError):
@@ -51,21 +57,62 @@ class TimesliceError(RuntimeError):
 
 
 def read_timeslice(path: Path = TIMESLICE_PATH) -> int:
+    return _read_setting(Path(path))
+
+
+def _read_setting(path: Path) -> int:
     try:
         return int(Path(path).read_text().strip())
     except (OSError, ValueError) as error:
         raise TimesliceError(f"cannot read {path}: {error}") from None
 
 
-def _write_timeslice(path: Path, ms: int) -> None:
+def _write_setting(path: Path, value: int) -> None:
     with open(path, "w") as file:
-        file.write(f"{ms}\n")
+        file.write(f"{value}\n")
 
 
 def _raise_system_exit(signum, _frame):
     # SIGTERM (Snakemake stopping a job, kill) would end the process without
-    # running finally blocks; as an exception, the timeslice gets restored.
+    # running finally blocks; as an exception, the setting gets restored.
     raise SystemExit(128 + signum)
+
+
+@contextmanager
+def kernel_setting(path: Path | str, value: int, needs: str) -> Iterator[int]:
+    """Write the integer `value` to the kernel tunable at `path` inside the
+    block; yields the value the kernel reports back. The previous value is
+    restored on leaving, also on an exception, Ctrl-C (SIGINT) or SIGTERM.
+    `needs` says what a refused write needs (root, a privileged container)."""
+    path = Path(path)
+    original = _read_setting(path)
+    if not os.access(path, os.W_OK):
+        raise TimesliceError(f"{needs} ({path} is not writable by uid {os.geteuid()})")
+    handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, _raise_system_exit)
+        handlers[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        try:
+            _write_setting(path, value)
+        except PermissionError:
+            raise TimesliceError(f"{needs} (writing {path}: permission denied)") from None
+        yield _read_setting(path)
+    finally:
+        # A second Ctrl-C must not cut the restore short: hold signals until it is done.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            _write_setting(path, original)
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def _whole_ms(ms: Any) -> int:
+    if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
+        raise ConfigError("quantum_ms", f"must be a whole number of milliseconds >= 1, got {ms!r}")
+    return ms
 
 
 @contextmanager
@@ -74,31 +121,46 @@ def rr_timeslice(ms: int, path: Path | str = TIMESLICE_PATH) -> Iterator[int]:
     value the kernel reports back (rounded to whole ticks). The previous value
     is restored on leaving, also on an exception, Ctrl-C (SIGINT) or SIGTERM.
     `path` is replaceable so tests can use a plain file."""
-    path = Path(path)
-    if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
-        raise ConfigError("quantum_ms", f"must be a whole number of milliseconds >= 1, got {ms!r}")
-    original = read_timeslice(path)
-    if not os.access(path, os.W_OK):
-        raise TimesliceError(f"{NEEDS_ROOT} ({path} is not writable by uid {os.geteuid()})")
-    handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, _raise_system_exit)
-        handlers[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+    with kernel_setting(path, _whole_ms(ms), NEEDS_ROOT) as effective:
+        yield effective
+
+
+def _mount_debugfs() -> None:
+    """Mount debugfs where the fair scheduler's tunables live, if it is not."""
+    if (DEBUGFS / "sched").is_dir() or os.geteuid() != 0:
+        return
+    import subprocess
+
+    subprocess.run(["mount", "-t", "debugfs", "none", str(DEBUGFS)], capture_output=True, check=False)
+
+
+@contextmanager
+def fair_base_slice(ms: int, path: Path | str | None = None) -> Iterator[int]:
+    """Set the fair scheduler's base slice (debugfs sched/base_slice_ns) to
+    `ms` inside the block, restored as rr_timeslice restores its setting;
+    yields the value in nanoseconds the kernel reports back."""
+    if path is None:
+        _mount_debugfs()
+        path = FAIR_BASE_SLICE_PATH
     try:
-        try:
-            _write_timeslice(path, ms)
-        except PermissionError:
-            raise TimesliceError(f"{NEEDS_ROOT} (writing {path}: permission denied)") from None
-        yield read_timeslice(path)
-    finally:
-        # A second Ctrl-C must not cut the restore short: hold signals until it is done.
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
-            _write_timeslice(path, original)
-            for signum, handler in handlers.items():
-                signal.signal(signum, handler)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        with kernel_setting(path, _whole_ms(ms) * 1_000_000, NEEDS_DEBUGFS) as effective:
+            yield effective
+    except TimesliceError as error:
+        if str(error).startswith("cannot read"):  # a locked-down kernel refuses even reading it
+            raise TimesliceError(f"{NEEDS_DEBUGFS}: {error}") from None
+        raise
+
+
+def fair_base_slice_status(path: Path | str = FAIR_BASE_SLICE_PATH) -> str:
+    """'settable', or why the fair scheduler's base slice cannot be set here."""
+    if os.geteuid() != 0:
+        return f"{NEEDS_DEBUGFS} (running as uid {os.geteuid()})"
+    _mount_debugfs()
+    try:
+        _read_setting(Path(path))
+    except TimesliceError as error:
+        return str(error)
+    return "settable" if os.access(path, os.W_OK) else f"{path} is not writable"
 
 
 # ---------------------------------------------------------------------------
@@ -125,8 +187,8 @@ def validate(*, scheduler, workload, quantum_ms, sessions_per_cpu, cpus, cpu_ite
         raise ConfigError("workload", f"invalid choice {workload!r} (allowed: {', '.join(WORKLOADS)})")
     if not isinstance(quantum_ms, (int, float)) or isinstance(quantum_ms, bool) or not quantum_ms > 0:
         raise ConfigError("quantum_ms", f"must be > 0, got {quantum_ms!r}")
-    if scheduler == "os_rr" and quantum_ms != int(quantum_ms):
-        raise ConfigError("quantum_ms", f"must be whole milliseconds for os_rr (a sysctl), got {quantum_ms!r}")
+    if scheduler in ("os_rr", "os_fair_q") and quantum_ms != int(quantum_ms):
+        raise ConfigError("quantum_ms", f"must be whole milliseconds for {scheduler} (a kernel tunable), got {quantum_ms!r}")
     for name, value, low in (("sessions_per_cpu", sessions_per_cpu, 1), ("cpus", cpus, 0),
                              ("cpu_iterations", cpu_iterations, 1), ("passes", passes, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -146,6 +208,7 @@ def run_sessions(
     table_mb: float = 8.0,
     passes: int = 25,
     timeslice_path: Path | str = TIMESLICE_PATH,
+    fair_slice_path: Path | str | None = None,
 ) -> RunResult:
     """One run: `sessions_per_cpu` sessions on each of `cpus` CPUs (0 = all this
     process may use), each doing the workload once; per-session times and the
@@ -171,6 +234,7 @@ def run_sessions(
         "rr_timeslice_ms_before": _read_int(Path(timeslice_path)),
         "rt_runtime_us": _read_int(RT_RUNTIME_PATH),  # RT throttling: RR sessions get at most this share
         "fair_base_slice_ns": _read_int(FAIR_BASE_SLICE_PATH),
+        "fair_base_slice": fair_base_slice_status() if scheduler.startswith("os_fair") else None,
     }
     loadavg_before = list(os.getloadavg())
     started = time.perf_counter()
@@ -178,6 +242,11 @@ def run_sessions(
         with rr_timeslice(int(quantum_ms), timeslice_path) as effective:
             kernel["rr_timeslice_ms_effective"] = effective
             raw = _engine.run_sessions(**arguments)
+    elif scheduler == "os_fair_q":
+        # The engine runs these sessions exactly as os_fair's; only the slice differs.
+        with fair_base_slice(int(quantum_ms), fair_slice_path) as effective:
+            kernel["fair_base_slice_ns_effective"] = effective
+            raw = _engine.run_sessions(**{**arguments, "scheduler": "os_fair"})
     else:
         raw = _engine.run_sessions(**arguments)
     metrics = summarize(raw, quantum_ms if scheduler != "os_fair" else None)
@@ -277,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         return fail(str(error))
     except KeyboardInterrupt:
-        return fail("interrupted (the RR timeslice was restored)", 130)
+        return fail("interrupted (the kernel's scheduler settings were restored)", 130)
     try:
         _write(run, args.out)
     except CliError as error:

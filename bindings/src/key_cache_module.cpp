@@ -36,7 +36,9 @@ keycache::Replacement parse_replacement(const std::string& name) {
   throw std::invalid_argument("replacement: must be midpoint or lru, got '" + name + "'");
 }
 
-py::dict build_table(const std::string& directory, i64 rows, i64 seed, i64 block_size) {
+py::dict build_table(const std::string& directory, i64 rows, i64 seed, i64 block_size,
+                     const std::string& distribution) {
+  const sysbench::KeyDistribution dist = sysbench::parse_distribution(distribution);
   const u64 n = in_range<u32>("rows", rows, 1);
   const u64 s = in_range<u64>("seed", seed, 0);
   const u32 size = in_range<u32>("block_size", block_size, 512);
@@ -45,9 +47,10 @@ py::dict build_table(const std::string& directory, i64 rows, i64 seed, i64 block
   sysbench::SbtestMeta meta;
   {
     py::gil_scoped_release release;
-    meta = sysbench::build_sbtest(directory, n, s, size);
+    meta = sysbench::build_sbtest(directory, n, s, size, dist);
   }
   return py::dict(py::arg("rows") = meta.rows, py::arg("seed") = meta.seed, py::arg("block_size") = meta.block_size,
+                  py::arg("distribution") = sysbench::distribution_name(meta.distribution),
                   py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height,
                   py::arg("data_bytes") = meta.rows * sizeof(sysbench::SbtestRow),
                   py::arg("index_bytes") = u64{meta.index_blocks} * meta.block_size);
@@ -57,6 +60,7 @@ py::dict table_info(const std::string& directory) {
   const sysbench::SbtestTable table(directory);
   const auto& meta = table.meta();
   return py::dict(py::arg("rows") = meta.rows, py::arg("seed") = meta.seed, py::arg("block_size") = meta.block_size,
+                  py::arg("distribution") = sysbench::distribution_name(meta.distribution),
                   py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height);
 }
 
@@ -101,7 +105,7 @@ py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, i64 d
 
 void register_key_cache(py::module_& m) {
   m.def("key_cache_build_table", &build_table, py::kw_only(), py::arg("directory"), py::arg("rows"),
-        py::arg("seed") = 1, py::arg("block_size") = 1024,
+        py::arg("seed") = 1, py::arg("block_size") = 1024, py::arg("distribution") = "special",
         "E2: write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory.");
   m.def("key_cache_table_info", &table_info, py::kw_only(), py::arg("directory"),
         "E2: the metadata of the sbtest table in a directory.");

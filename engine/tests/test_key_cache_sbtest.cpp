@@ -18,10 +18,10 @@ namespace {
 struct TempTable {
   std::string dir;
   SbtestMeta meta;
-  explicit TempTable(u64 rows) {
+  explicit TempTable(u64 rows, KeyDistribution distribution = KeyDistribution::kSpecial) {
     dir = (std::filesystem::temp_directory_path() / ("kc_sbtest_" + std::to_string(::getpid()))).string();
     std::filesystem::create_directories(dir);
-    meta = build_sbtest(dir, rows, 7, 1024);
+    meta = build_sbtest(dir, rows, 7, 1024, distribution);
   }
   ~TempTable() { std::filesystem::remove_all(dir); }
 };
@@ -42,7 +42,7 @@ PointsResult brute_force(const SbtestTable& table, const std::vector<u32>& point
 }  // namespace
 
 TEST(KeyCacheSbtest, RowsLookLikeSysbench) {
-  const SbtestRow row = make_row(5, 1000, 1);
+  const SbtestRow row = make_row(5, 1000, 1, KeyDistribution::kUniform);
   EXPECT_EQ(row.id, 5u);
   EXPECT_GE(row.k, 1u);
   EXPECT_LE(row.k, 1000u);
@@ -53,6 +53,35 @@ TEST(KeyCacheSbtest, RowsLookLikeSysbench) {
   EXPECT_EQ(row.pad[59], ' ');
 }
 
+// sysbench's "special" distribution: three values in four in the middle 1%
+// band, the rest a bell curve over the whole range.
+TEST(KeyCacheSbtest, SpecialDistributionPutsThreeQuartersInTheMiddleBand) {
+  Random rng(5);
+  const u64 n = 1000000;
+  const u64 band_lo = 1 + n / 2 - n / 200, band_hi = band_lo + n / 100 - 1;
+  u64 in_band = 0, below_quarter = 0, draws = 200000;
+  for (u64 i = 0; i < draws; ++i) {
+    const u32 v = draw_key(rng, KeyDistribution::kSpecial, n);
+    ASSERT_GE(v, 1u);
+    ASSERT_LE(v, n);
+    in_band += (v >= band_lo && v <= band_hi) ? 1 : 0;
+    below_quarter += v < n / 4 ? 1 : 0;
+  }
+  // 75% in the band, plus the bell curve's share of it: the curve's sigma is
+  // n/12, so the band holds 0.01 * 12 / sqrt(2 pi) = 4.8% of the other 25%.
+  EXPECT_NEAR(static_cast<double>(in_band) / draws, 0.75 + 0.25 * 0.048, 0.005);
+  // The mean of 12 uniforms has a standard deviation of n/12: almost nothing
+  // lies beyond three of them from the middle.
+  EXPECT_LT(static_cast<double>(below_quarter) / draws, 0.001);
+  EXPECT_EQ(parse_distribution("uniform"), KeyDistribution::kUniform);
+  EXPECT_THROW(parse_distribution("zipf"), std::invalid_argument);
+}
+
+TEST(KeyCacheSbtest, TableRecordsItsDistribution) {
+  TempTable uniform(2000, KeyDistribution::kUniform);
+  EXPECT_EQ(SbtestTable(uniform.dir).meta().distribution, KeyDistribution::kUniform);
+}
+
 TEST(KeyCacheSbtest, IndexFindsEveryMatchingRow) {
   TempTable t(5000);
   SbtestTable table(t.dir);
@@ -61,10 +90,11 @@ TEST(KeyCacheSbtest, IndexFindsEveryMatchingRow) {
   config.buffer_bytes = 256 * 1024;
   keycache::KeyCache cache(config);
   QueryScratch scratch(1024);
-  const std::vector<u32> points{1, 17, 17, 250, 2500, 4999, 5000};
+  // 2500 lies in the special distribution's hot band: many rows share it.
+  const std::vector<u32> points{1, 17, 17, 250, 2500, 2510, 4999, 5000};
   const PointsResult got = select_points(table, cache, points, scratch);
   EXPECT_EQ(got.rows, brute_force(table, points).rows);
-  EXPECT_GT(got.rows, 0u);
+  EXPECT_GT(got.rows, 10u);
 }
 
 TEST(KeyCacheSbtest, EverySegmentCountReturnsTheSameRows) {
@@ -73,7 +103,7 @@ TEST(KeyCacheSbtest, EverySegmentCountReturnsTheSameRows) {
   Random draw(3);
   std::vector<std::vector<u32>> queries(200);
   for (auto& q : queries)
-    for (int i = 0; i < 10; ++i) q.push_back(static_cast<u32>(draw.uniform(1, 20000)));
+    for (int i = 0; i < 10; ++i) q.push_back(draw_key(draw, KeyDistribution::kSpecial, 20000));
   std::vector<PointsResult> reference;
   for (u32 segments : {0u, 1u, 2u, 7u, 32u, 64u}) {
     keycache::KeyCacheConfig config;

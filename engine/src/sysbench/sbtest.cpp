@@ -14,7 +14,7 @@
 namespace dbrepro::sysbench {
 
 namespace {
-constexpr u64 kMagic = 0x5342544553543031ull;  // "SBTEST01"
+constexpr u64 kMagic = 0x5342544553543032ull;  // "SBTEST02": with the k distribution
 constexpr u32 kMetaBlock = 0;
 
 // sysbench's sb_rand_str: '#' becomes a random digit, other characters stay.
@@ -31,17 +31,17 @@ std::string data_path(const std::string& dir) { return dir + "/sbtest.MYD"; }
 std::string index_path(const std::string& dir) { return dir + "/sbtest.MYI"; }
 }  // namespace
 
-SbtestRow make_row(u64 id, u64 rows, u64 seed) {
+SbtestRow make_row(u64 id, u64 rows, u64 seed, KeyDistribution distribution) {
   Random rng(seed * 1000003 + id);
   SbtestRow row{};
   row.id = static_cast<u32>(id);
-  row.k = static_cast<u32>(rng.uniform(1, static_cast<i64>(rows)));
+  row.k = draw_key(rng, distribution, rows);
   digits_template(rng, row.c, sizeof row.c, 10);   // 119 characters
   digits_template(rng, row.pad, sizeof row.pad, 5);  // 59 characters
   return row;
 }
 
-SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_size) {
+SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_size, KeyDistribution distribution) {
   if (rows < 1 || rows > 0xFFFFFFF0ull) throw std::invalid_argument("rows: must be in 1..4294967280");
   const int data_fd = ::open(data_path(dir).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (data_fd < 0) throw std::runtime_error("cannot create " + data_path(dir) + ": " + std::strerror(errno));
@@ -59,7 +59,7 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
     batch.clear();
   };
   for (u64 id = 1; id <= rows; ++id) {
-    const SbtestRow row = make_row(id, rows, seed);
+    const SbtestRow row = make_row(id, rows, seed, distribution);
     const u32 position = static_cast<u32>(id - 1);
     k_entries.push_back({(u64{row.k} << 32) | id, position});
     id_entries.push_back({id, position});
@@ -76,6 +76,7 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
   meta.rows = rows;
   meta.seed = seed;
   meta.block_size = block_size;
+  meta.distribution = distribution;
   u32 next_block = kMetaBlock + 1;
   meta.id_index = bulk_load(index, &next_block, id_entries);
   meta.k_index = bulk_load(index, &next_block, k_entries);
@@ -94,7 +95,8 @@ SbtestTable::SbtestTable(const std::string& dir) {
     probe.read(kMetaBlock, block.data());
     std::memcpy(&meta_, block.data(), sizeof meta_);
   }
-  if (meta_.magic != kMagic) throw std::runtime_error(index_path(dir) + ": not an sbtest index file");
+  if (meta_.magic != kMagic)
+    throw std::runtime_error(index_path(dir) + ": not an sbtest index file of this version (rebuild it)");
   index_ = keycache::BlockFile(index_path(dir), meta_.block_size, false);
   data_fd_ = ::open(data_path(dir).c_str(), O_RDONLY);
   if (data_fd_ < 0) throw std::runtime_error("cannot open " + data_path(dir) + ": " + std::strerror(errno));

@@ -8,6 +8,7 @@
 
 #include "common/types.hpp"
 #include "keycache/block_file.hpp"
+#include "sysbench/distribution.hpp"
 #include "sysbench/index_btree.hpp"
 
 namespace dbrepro::sysbench {
@@ -26,16 +27,19 @@ struct SbtestMeta {
   u64 seed = 0;
   u32 block_size = 0;
   u32 index_blocks = 0;
+  KeyDistribution distribution = KeyDistribution::kSpecial;  // of k, and of the query's points
+  u32 reserved = 0;
   IndexRoot k_index;   // key (k << 32 | id) -> row position
   IndexRoot id_index;  // key id -> row position
 };
 
-// Row `id` (1-based) as sysbench prepares it from `seed` (k uniform in 1..rows,
-// c and pad groups of random digits separated by '-').
-SbtestRow make_row(u64 id, u64 rows, u64 seed);
+// Row `id` (1-based) as sysbench prepares it from `seed` (k in 1..rows drawn
+// from `distribution`, c and pad groups of random digits separated by '-').
+SbtestRow make_row(u64 id, u64 rows, u64 seed, KeyDistribution distribution);
 
 // Writes sbtest.MYD and sbtest.MYI into `dir` (which must exist).
-SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_size);
+SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_size,
+                        KeyDistribution distribution = KeyDistribution::kSpecial);
 
 class SbtestTable {
  public:

@@ -38,7 +38,7 @@ PointsResult select_random_points(const SbtestTable& table, keycache::KeyCache& 
                                   QueryScratch& scratch) {
   thread_local std::vector<u32> points;
   points.resize(p);
-  for (auto& point : points) point = static_cast<u32>(rng.uniform(1, static_cast<i64>(table.meta().rows)));
+  for (auto& point : points) point = draw_key(rng, table.meta().distribution, table.meta().rows);
   return select_points(table, cache, points, scratch);
 }
 

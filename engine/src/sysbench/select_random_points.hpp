@@ -26,7 +26,8 @@ struct QueryScratch {
 PointsResult select_points(const SbtestTable& table, keycache::KeyCache& cache, const std::vector<u32>& points,
                            QueryScratch& scratch);
 
-// Draws P points uniformly in 1..rows (sysbench's sb_rand) and runs the query.
+// Draws P points in 1..rows from the table's distribution (sysbench's sb_rand,
+// the same one k was drawn from) and runs the query.
 PointsResult select_random_points(const SbtestTable& table, keycache::KeyCache& cache, Random& rng, u32 p,
                                   QueryScratch& scratch);
 
