@@ -46,7 +46,9 @@ def build_info() -> dict[str, Any]:
 
 # ---- E2 key cache (key_cache_module.cpp) ------------------------------------------
 
-def key_cache_build_table(*, directory: str, rows: int, seed: int = 1, block_size: int = 1024) -> dict[str, Any]:
+def key_cache_build_table(
+    *, directory: str, rows: int, seed: int = 1, block_size: int = 1024, distribution: str = "special"
+) -> dict[str, Any]:
     """Write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory."""
 
 def key_cache_table_info(*, directory: str) -> dict[str, Any]:
