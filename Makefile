@@ -65,6 +65,7 @@ test-fast: build
 bench: build
 	$(PY) benchmarks/tpcc_single_thread.py
 	$(PY) benchmarks/looking_glass_ladder.py
+	$(PY) benchmarks/openedge.py
 
 # Sanitizer builds of the C++ tests, each in a build directory of its own.
 # Debug keeps assertions on; cmake/Sanitizers.cmake adds -O1 and the flags.

@@ -27,6 +27,7 @@ include: "workflows/report.smk"
 include: "workflows/tpcc.smk"
 include: "workflows/looking_glass.smk"
 include: "workflows/key_cache.smk"
+include: "workflows/openedge.smk"
 include: "workflows/quantum.smk"
 include: "workflows/fifo_cache.smk"
 # The paper (`snakemake paper`) last: it reads every study's outputs.

@@ -103,3 +103,42 @@ def cache_read_trace(*, path: str, format: str = "txt") -> list[int]:
 
 def cache_write_trace(*, path: str, ids: Sequence[int], format: str = "txt", page_size: int = 8192) -> None:
     """E5: write page ids as a trace file that libCacheSim reads."""
+
+# ---- E3 openedge (openedge_module.cpp) -----------------------------------------------
+
+def openedge_ladder(
+    *,
+    rows: int,
+    fanout: int = 1,
+    seed: int = 1,
+    servers: int = 2,
+    users: int = 8,
+    passes: int = 1,
+    prefetch: int = 100,
+    fixed_latches: int = 4,
+    latch_factor: int = 10,
+    bucket_percent: int = 25,
+    repeats: int = 1,
+    steps: Sequence[int] = (0, 1, 2, 3),
+    address: str = "127.0.0.1",
+    progress: Callable[[int, int], Any] | None = None,
+) -> dict[str, Any]:
+    """Build Table1..Table7, run the 7-table join for every user at each ladder step over loopback TCP."""
+
+def openedge_ladder_steps() -> list[dict[str, Any]]:
+    """E3's ladder: each step's name, label and features."""
+
+# ---- E5 FIFO cache (fifo_cache_module.cpp) -------------------------------------
+
+def cache_policies() -> list[str]:
+    """E5: the names of the replacement policies."""
+
+def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
+    """E5: replay a page-id reference string through a policy of `capacity` pages:
+    policy, capacity, requests, hits, misses, hit_locks, hit_ratio."""
+
+def cache_read_trace(*, path: str, format: str = "txt") -> list[int]:
+    """E5: the page ids of a trace file (txt or oracle_general, libCacheSim's formats)."""
+
+def cache_write_trace(*, path: str, ids: Sequence[int], format: str = "txt", page_size: int = 8192) -> None:
+    """E5: write page ids as a trace file that libCacheSim reads."""

@@ -424,6 +424,7 @@ def show_info(_args: argparse.Namespace) -> int:
 # ...` hands the remaining arguments to that module's main().
 DELEGATED_STUDIES = {
     "key-cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
+    "openedge": ("dbrepro.openedge", "E3 OpenEdge 12 server features: the ladder of server configurations over TCP"),
     "quantum": ("dbrepro.quantum", "E4 scheduler quantum: sessions under the OS or the engine's scheduler"),
     "fifo-cache": ("dbrepro.fifo_cache", "E5 FIFO page cache: TPC-C on a disk-backed pool per replacement policy"),
 }

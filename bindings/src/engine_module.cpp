@@ -92,6 +92,7 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
 void register_quantum(py::module_& m);  // quantum_module.cpp (E4)
 void register_key_cache(py::module_& m);  // key_cache_module.cpp (E2)
 void register_fifo_cache(py::module_& m);  // fifo_cache_module.cpp (E5)
+void register_openedge(py::module_& m);  // openedge_module.cpp (E3)
 
 PYBIND11_MODULE(_engine, m) {
   m.doc() = "dbrepro's C++ engine: TPC-C on a paged storage engine.";
@@ -130,4 +131,5 @@ PYBIND11_MODULE(_engine, m) {
   register_quantum(m);
   register_key_cache(m);
   register_fifo_cache(m);
+  register_openedge(m);
 }
