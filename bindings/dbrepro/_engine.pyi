@@ -127,18 +127,3 @@ def openedge_ladder(
 
 def openedge_ladder_steps() -> list[dict[str, Any]]:
     """E3's ladder: each step's name, label and features."""
-
-# ---- E5 FIFO cache (fifo_cache_module.cpp) -------------------------------------
-
-def cache_policies() -> list[str]:
-    """E5: the names of the replacement policies."""
-
-def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
-    """E5: replay a page-id reference string through a policy of `capacity` pages:
-    policy, capacity, requests, hits, misses, hit_locks, hit_ratio."""
-
-def cache_read_trace(*, path: str, format: str = "txt") -> list[int]:
-    """E5: the page ids of a trace file (txt or oracle_general, libCacheSim's formats)."""
-
-def cache_write_trace(*, path: str, ids: Sequence[int], format: str = "txt", page_size: int = 8192) -> None:
-    """E5: write page ids as a trace file that libCacheSim reads."""
