@@ -65,7 +65,9 @@ std::vector<u64> read_trace(const std::string& path, TraceFormat format) {
     while (in >> id) ids.push_back(id);
   } else {
     OracleGeneralRecord r;
-    while (in.read(reinterpret_cast<char*>(&r), sizeof(r))) ids.push_back(r.obj_id);
+    // Copy the packed (misaligned) field first: push_back takes a reference,
+    // and a reference to a misaligned u64 is undefined behaviour (UBSan).
+    while (in.read(reinterpret_cast<char*>(&r), sizeof(r))) ids.push_back(u64{r.obj_id});
   }
   return ids;
 }
