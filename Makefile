@@ -66,6 +66,7 @@ bench: build
 	$(PY) benchmarks/tpcc_single_thread.py
 	$(PY) benchmarks/looking_glass_ladder.py
 	$(PY) benchmarks/openedge.py
+	$(PY) benchmarks/fifo_cache.py --transactions 3000 --repeats 2
 
 # Sanitizer builds of the C++ tests, each in a build directory of its own.
 # Debug keeps assertions on; cmake/Sanitizers.cmake adds -O1 and the flags.
