@@ -13,11 +13,10 @@ import argparse
 import math
 
 import pandas as pd
-from script_common import Claim
+from script_common import Claim, write_claims
 
 import fifo_cache_common as common
 
-COLUMNS = ["claim", "ours", "theirs", "reproduced"]
 
 # Criteria (ours).
 SPEEDUP_SHARE = 0.5      # our FIFO/LRU NOPM ratio at least half the article's 8.7x
@@ -109,29 +108,13 @@ def claims(table, paper) -> list[Claim]:
     return [nopm_speedup(r, paper), hit_ratio(r, paper), at_least_lru(r, paper), no_lock_on_hits(r, paper)]
 
 
-def markdown(found: list[Claim]) -> str:
-    lines = ["# fifo_cache (E5): SoQoL's claims and ours", "",
-             "NOPM and TPM as HammerDB reports them: New Orders committed per minute; committed and rolled-back "
-             "transactions per minute.", "",
-             "| claim | ours | theirs | reproduced |", "|---|---|---|---|"]
-    lines += [f"| {c.claim} | {c.ours} | {c.theirs} | {'yes' if c.reproduced else 'no'} |" for c in found]
-    lines += ["", "## Criteria", ""]
-    lines += [f"- **{c.claim}**: {c.criterion}." for c in found]
-    missed = [c for c in found if not c.reproduced]
-    if missed:
-        lines += ["", "## Not reproduced", ""]
-        lines += [f"- **{c.claim}**: {c.why}." for c in missed]
-    return "\n".join(lines) + "\n"
-
-
 def main(table_path, paper_path, csv_path, md_path) -> pd.DataFrame:
     found = claims(pd.read_csv(table_path), common.load_paper(paper_path))
-    table = pd.DataFrame([{"claim": c.claim, "ours": c.ours, "theirs": c.theirs,
-                           "reproduced": "yes" if c.reproduced else "no"} for c in found], columns=COLUMNS)
-    table.to_csv(csv_path, index=False)
-    with open(md_path, "w", encoding="utf-8") as md:
-        md.write(markdown(found))
-    return table
+    return write_claims(
+        found, csv_path, md_path, "fifo_cache (E5): SoQoL's claims and ours",
+        "NOPM and TPM as HammerDB reports them: New Orders committed per minute; committed and rolled-back "
+        "transactions per minute.",
+    )
 
 
 if "snakemake" in globals():

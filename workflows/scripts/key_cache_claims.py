@@ -14,11 +14,10 @@ import math
 
 import numpy as np
 import pandas as pd
-from script_common import Claim
+from script_common import Claim, write_claims
 
 import key_cache_common as common
 
-COLUMNS = ["claim", "ours", "theirs", "reproduced"]
 
 # Criteria (ours).
 ONE_THREAD_BAND_PCT = (-10.0, 5.0)      # "a small loss at 1 thread"
@@ -144,28 +143,10 @@ def claims(relative, waits, throughput, paper) -> list[Claim]:
     return [small_loss_at_one_thread(t), gain_grows_with_threads(t), gain_vs_hardware(t), waits_fall(t)]
 
 
-def markdown(found: list[Claim]) -> str:
-    lines = ["# key_cache (E2): the article's claims and ours", "",
-             "| claim | ours | theirs | reproduced |", "|---|---|---|---|"]
-    lines += [f"| {c.claim} | {c.ours} | {c.theirs} | {'yes' if c.reproduced else 'no'} |" for c in found]
-    lines += ["", "## Criteria", ""]
-    lines += [f"- **{c.claim}**: {c.criterion}." for c in found]
-    missed = [c for c in found if not c.reproduced]
-    if missed:
-        lines += ["", "## Not reproduced", ""]
-        lines += [f"- **{c.claim}**: {c.why}." for c in missed]
-    return "\n".join(lines) + "\n"
-
-
 def main(relative_path, waits_path, throughput_path, paper_path, csv_path, md_path) -> pd.DataFrame:
     found = claims(pd.read_csv(relative_path), pd.read_csv(waits_path), pd.read_csv(throughput_path),
                    common.load_paper(paper_path))
-    table = pd.DataFrame([{"claim": c.claim, "ours": c.ours, "theirs": c.theirs,
-                           "reproduced": "yes" if c.reproduced else "no"} for c in found], columns=COLUMNS)
-    table.to_csv(csv_path, index=False)
-    with open(md_path, "w", encoding="utf-8") as md:
-        md.write(markdown(found))
-    return table
+    return write_claims(found, csv_path, md_path, "key_cache (E2): the article's claims and ours")
 
 
 if "snakemake" in globals():
