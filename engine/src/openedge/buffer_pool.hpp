@@ -30,7 +30,7 @@ struct Frame {
   std::atomic<u32> pins{kEvicting};
   u32 next_in_bucket = kNoFrame;  // guarded by the bucket's latch
   RwLatch content;                // readers copy under shared, modifiers hold exclusive
-  PageBytes bytes;
+  alignas(8) PageBytes bytes;  // index entries and records are read in place: 8-byte fields
 };
 
 struct BufferPoolConfig {
