@@ -276,7 +276,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)
         return 2
     except (ValueError, RuntimeError, CliError) as error:
-        print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
+        line = (str(error).splitlines() or ["failed"])[0]
+        name, colon, rest = line.partition(":")
+        if colon and name.isidentifier() and hasattr(args, name):  # the engine's "buffer_bytes: ..." is an option
+            line = f"{_option(name)}:{rest}"
+        print(f"python -m dbrepro.key_cache: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("python -m dbrepro.key_cache: interrupted; nothing written", file=sys.stderr)
