@@ -92,3 +92,14 @@ def test_load_runs_concatenates(tmp_path, small_run):
     assert len(frame) == 2 * 2 + 1  # two tpcc runs of two transaction types, one example
     assert frame["source"].nunique() == 3
     assert set(frame["kind"]) == {"tpcc", "example"}
+
+
+def test_commit_outside_a_repository_comes_from_the_image(monkeypatch):
+    from dbrepro import provenance
+
+    monkeypatch.setattr(provenance, "_git", lambda *args, **kwargs: None)  # no repository anywhere
+    monkeypatch.delenv("DBREPRO_SOURCE_COMMIT", raising=False)
+    assert provenance.git_info()["commit"] == provenance.UNKNOWN
+    monkeypatch.setenv("DBREPRO_SOURCE_COMMIT", "0123abcd")
+    info = provenance.git_info()
+    assert info["commit"] == "0123abcd" and "image" in info["source"]

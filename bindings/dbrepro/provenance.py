@@ -65,6 +65,11 @@ def git_info() -> dict[str, Any]:
         # Untracked files (results, build folders) do not make the source dirty.
         status = _git(["status", "--porcelain", "--untracked-files=no"], start)
         return {"commit": commit, "dirty": None if status is None else bool(status), "root": root}
+    # Inside the pinned image there is no repository: the image records the
+    # commit it was built from (env/Dockerfile).
+    image_commit = os.environ.get("DBREPRO_SOURCE_COMMIT", "").strip()
+    if image_commit and image_commit != UNKNOWN:
+        return {"commit": image_commit, "dirty": None, "root": None, "source": "image (DBREPRO_SOURCE_COMMIT)"}
     return {"commit": UNKNOWN, "dirty": None, "root": None}
 
 
