@@ -6,6 +6,10 @@
 //                       [--seed N] [--stack bare|step0..step10|optimal] [--page-size BYTES]
 //                       [--key-compare auto|generic|integer] [--meter none|perf] [--log-dir DIR]
 //                       [--no-consistency]
+//   dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]
+//                       [--seconds S] [--transactions N] [--seed N] [--run-id N] [--acks FILE]
+//                       [--checkpoint-every S] [--mix ...]
+//   dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...
 //   dbrepro-native build-info
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +17,10 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "driver/build_info.hpp"
+#include "driver/durable_run.hpp"
 #include "driver/result_json.hpp"
 #include "driver/run.hpp"
 
@@ -26,6 +32,10 @@ constexpr const char* kUsage =
     "                           [--stack bare|step0..step10|optimal] [--page-size BYTES]\n"
     "                           [--key-compare auto|generic|integer] [--meter none|perf]\n"
     "                           [--log-dir DIR] [--no-consistency]\n"
+    "       dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]\n"
+    "                                  [--seconds S] [--transactions N] [--seed N] [--run-id N]\n"
+    "                                  [--acks FILE] [--checkpoint-every S] [--mix TYPE=WEIGHT,...]\n"
+    "       dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...\n"
     "       dbrepro-native build-info\n"
     "Runs TPC-C on the engine and prints the result as JSON on stdout.\n";
 
@@ -88,16 +98,52 @@ dbrepro::tpcc::RunConfig parse_tpcc(int argc, char** argv) {
     else if (option == "--stack") config.stack = value;
     else if (option == "--meter") config.meter = value;
     else if (option == "--log-dir") config.log_dir = value;
+    else if (option == "--terminals") config.terminals = static_cast<dbrepro::u32>(parse_uint(option, value));
     else throw UsageError("unknown option '" + option + "'");
   }
   return config;
+}
+
+// durable-run and recover: a database in a directory (driver/durable_run.hpp).
+struct DurableArgs {
+  dbrepro::tpcc::DurableRunConfig run;
+  std::vector<std::string> acks;  // recover: every acks file to check
+};
+
+DurableArgs parse_durable(int argc, char** argv) {
+  DurableArgs args;
+  auto& c = args.run;
+  c.run.stack = "step0";
+  c.run.terminals = 4;
+  c.run.transactions = 0;  // until killed, unless limited
+  for (int i = 2; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (i + 1 >= argc) throw UsageError(option + ": missing value");
+    const std::string value = argv[++i];
+    if (option == "--dir") c.dir = value;
+    else if (option == "--stack") c.run.stack = value;
+    else if (option == "--warehouses") c.run.warehouses = static_cast<dbrepro::u32>(parse_uint(option, value));
+    else if (option == "--terminals") c.run.terminals = static_cast<dbrepro::u32>(parse_uint(option, value));
+    else if (option == "--seconds") c.run.seconds = parse_double(option, value);
+    else if (option == "--transactions") c.run.transactions = parse_uint(option, value);
+    else if (option == "--seed") c.run.seed = parse_uint(option, value);
+    else if (option == "--run-id") c.run_id = parse_uint(option, value);
+    else if (option == "--acks") {
+      c.acks_path = value;
+      args.acks.push_back(value);
+    } else if (option == "--checkpoint-every") c.checkpoint_every = parse_double(option, value);
+    else if (option == "--mix") parse_mix(value, c.run);
+    else throw UsageError("unknown option '" + option + "'");
+  }
+  if (c.dir.empty()) throw UsageError("--dir: required");
+  return args;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 2) throw UsageError("missing command (allowed: tpcc, build-info)");
+    if (argc < 2) throw UsageError("missing command (allowed: tpcc, durable-run, recover, build-info)");
     const std::string command = argv[1];
     if (command == "-h" || command == "--help") {
       std::cout << kUsage;
@@ -107,7 +153,18 @@ int main(int argc, char** argv) {
       std::cout << dbrepro::to_json(dbrepro::build_info()) << "\n";
       return 0;
     }
-    if (command != "tpcc") throw UsageError("unknown command '" + command + "' (allowed: tpcc, build-info)");
+    if (command == "durable-run") {
+      std::cout << dbrepro::tpcc::durable_run(parse_durable(argc, argv).run) << std::endl;
+      return 0;
+    }
+    if (command == "recover") {
+      const DurableArgs args = parse_durable(argc, argv);
+      const auto report = dbrepro::tpcc::durable_verify(args.run.dir, args.run.run, args.acks);
+      std::cout << report.json << std::endl;
+      return report.ok ? 0 : 1;
+    }
+    if (command != "tpcc")
+      throw UsageError("unknown command '" + command + "' (allowed: tpcc, durable-run, recover, build-info)");
     const auto result = dbrepro::tpcc::run(parse_tpcc(argc, argv));
     std::cout << dbrepro::to_json(result) << "\n";
     return result.consistent() ? 0 : 1;

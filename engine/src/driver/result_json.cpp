@@ -149,7 +149,8 @@ std::string to_json(const tpcc::RunResult& r) {
       .field("data_dir", r.config.data_dir)
       .field("o_direct", r.config.o_direct)
       .field("trace_path", r.config.trace_path)
-      .field("trace_format", r.config.trace_format);
+      .field("trace_format", r.config.trace_format)
+      .field("terminals", r.config.terminals);
   w.end_object();
   w.field("step", r.step).field("stack_label", r.stack_label);
   w.key("components").begin_object();
@@ -201,6 +202,7 @@ std::string to_json(const tpcc::RunResult& r) {
     w.key(kTxnTypeNames[i]).begin_object();
     w.field("commits", s.commits)
         .field("aborts", s.aborts)
+        .field("retries", s.retries)
         .field("seconds", s.seconds)
         .field("instructions", s.instructions)
         .field("cycles", s.cycles);

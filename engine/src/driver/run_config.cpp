@@ -86,6 +86,15 @@ void validate(const RunConfig& c) {
   if (c.meter == "perf" && step == kOptimalStep)
     throw std::invalid_argument("meter: the optimal kernel has no phases to meter (allowed for optimal: none)");
   if (c.progress_every == 0) throw std::invalid_argument("progress_every: must be >= 1");
+  if (c.terminals < 1 || c.terminals > 1024)
+    throw std::invalid_argument("terminals: must be in 1..1024, got " + std::to_string(c.terminals));
+  if (c.terminals > 1) {
+    if (step < 0 || step > 2)
+      throw std::invalid_argument("terminals: more than 1 needs a stack with locking, latching and the main log "
+                                  "(allowed: step0, step1, step2), got stack " + c.stack);
+    if (c.meter != "none")
+      throw std::invalid_argument("meter: per-phase counters need terminals 1 (allowed with more: none)");
+  }
   validate_disk(c);
 }
 

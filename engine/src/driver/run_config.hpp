@@ -40,6 +40,9 @@ struct RunConfig {
   std::string log_dir;                // where a flushing log writes its file ("": $TMPDIR or /tmp)
   u64 progress_every = 1000;            // transactions between progress callbacks
   bool check_consistency = true;
+  // Concurrency: terminals (OS threads) running transactions at once; more
+  // than 1 needs a stack with locking, latching and the main log (step0-step2).
+  u32 terminals = 1;
   // E5, stack "disk": the database in a file, a pool of a fraction of it.
   std::string cache_policy = "lru";   // lru, fifo, clock, sieve, s3fifo, 2q, soqol
   double pool_fraction = 0.1;         // pool frames / database pages at the start of the run

@@ -15,6 +15,7 @@ namespace dbrepro::tpcc {
 struct TxnStats {
   u64 commits = 0;
   u64 aborts = 0;          // user aborts (invalid item): expected, not errors
+  u64 retries = 0;         // deadlock victims (lock wait timed out): rolled back and run again
   double seconds = 0.0;    // wall time spent inside this transaction type
   i64 instructions = 0;    // user-space, from hardware counters (meter "perf" only)
   i64 cycles = 0;

@@ -1,5 +1,6 @@
 #pragma once
-// The single-thread driver, written once for every engine type. Each stack's
+// The driver, written once for every engine type: one terminal in the
+// calling thread (what E1 counts), or `terminals` threads (terminals.hpp). Each stack's
 // instantiation lives in its own file under driver/stacks/ (they compile in
 // parallel, and a change to one stack rebuilds one file).
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "measure/callgrind_marks.hpp"
 #include "measure/meter.hpp"
 #include "stack/engine.hpp"
+#include "driver/terminals.hpp"
 #include "stack/ladder.hpp"
 #include "tpcc/consistency.hpp"
 #include "tpcc/loader.hpp"
@@ -73,6 +75,44 @@ template <class S>
 constexpr bool kFlushesLog = std::is_same_v<typename S::DiskLog, FlushToFile> &&
                              !std::is_same_v<typename S::Log, NoLog>;
 
+template <class E>
+constexpr bool kConcurrentEngine = requires { requires E::kConcurrent; };
+
+// The measured phase with config.terminals threads; progress is reported
+// from the calling thread (a Python callback needs the caller's thread).
+template <class E>
+void run_terminals_measured(E& engine, const RunConfig& config, const NURandConstants& constants,
+                            const ProgressFn& progress, RunResult& result) {
+  TerminalControl control;
+  std::array<TxnStats, kTxnTypeCount> totals{};
+  std::exception_ptr failure;
+  std::atomic<bool> finished{false};
+  const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
+  std::thread runner([&] {
+    try {
+      totals = run_terminals(engine, config, constants, /*run_id=*/1, control, [](u32, TxnType, u64) {});
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    finished.store(true);
+  });
+  while (!finished.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (progress && !control.stop.load() && !progress(control.finished.load(), config.transactions)) {
+      result.interrupted = true;
+      control.stop.store(true);
+    }
+  }
+  runner.join();
+  if (failure) std::rethrow_exception(failure);
+  result.elapsed_seconds = seconds_since(start);
+  result.cpu_seconds = process_cpu_seconds() - cpu_start;  // every terminal's
+  result.per_type = totals;
+  result.transactions = 0;
+  for (const TxnStats& s : totals) result.transactions += s.commits + s.aborts;
+}
+
 }  // namespace detail
 
 // Loads the database on engine E, runs the mix, checks consistency.
@@ -96,6 +136,17 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
   result.database_pages = engine.database_pages();
   result.database_bytes = engine.database_bytes();
   if constexpr (requires { engine.pages().start_run(); }) engine.pages().start_run();  // E5: pool to its fraction
+
+  if (config.terminals > 1) {
+    if constexpr (kConcurrentEngine<E>) {
+      run_terminals_measured(engine, config, run_constants, progress, result);
+      if constexpr (requires { engine.pages().end_run(); }) result.pool = engine.pages().end_run();
+      if (config.check_consistency) result.consistency = check_consistency(db);
+      return result;
+    } else {
+      throw std::invalid_argument("terminals: more than 1 needs a stack with locking, latching and the main log");
+    }
+  }
 
   DBREPRO_CALLGRIND_START();  // the measured phase begins (see callgrind_marks.hpp)
   const MixChooser chooser(config.mix);

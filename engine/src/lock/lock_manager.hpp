@@ -3,15 +3,21 @@
 // locked object, each with a queue of requests; hierarchical modes (IS, IX,
 // S, X) so that a record lock is preceded by an intention lock on its table;
 // strict two-phase locking (everything is released at commit). A request
-// that conflicts waits; a wait that outlasts the timeout is taken for a
-// deadlock and aborts the waiter (timeout-based deadlock resolution).
+// that conflicts waits. Deadlocks: before each wait the waiter records whom
+// it waits for in a waits-for graph and aborts itself (LockTimeout) if that
+// closes a cycle; a wait that outlasts the timeout is also taken for a
+// deadlock (the backstop). Both happen only on a conflict: an uncontended
+// lock never touches the graph.
 //
 // NoLocking is the removed form: every call is an empty inline function.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "latch/latch.hpp"
@@ -121,6 +127,12 @@ class LockManager {
       if (bucket.waiters > 0) bucket.wakeup.notify_all();
     }
     txn->locks.clear();
+    // Edges to this transaction are stale now; a waiter re-records its own
+    // when it wakes. After every bucket: a waiter that saw txn as a holder
+    // recorded its edge inside that bucket's latch, before txn got it.
+    if constexpr (Latching::kEnabled) {
+      if (waiting_.load(std::memory_order_acquire) > 0) forget_holder(txn);
+    }
   }
 
  private:
@@ -202,18 +214,66 @@ class LockManager {
       const auto deadline = std::chrono::steady_clock::now() + timeout_;
       ++bucket.waiters;
       while (!grantable(head, txn, mode)) {
+        if (waits_into_cycle(head, txn, mode)) {
+          --bucket.waiters;
+          throw LockTimeout("deadlock: waits-for cycle");
+        }
         if (bucket.wakeup.wait_until(guard, deadline) == std::cv_status::timeout && !grantable(head, txn, mode)) {
           --bucket.waiters;
+          stop_waiting(txn);
           throw LockTimeout("lock wait timed out (presumed deadlock)");
         }
       }
       --bucket.waiters;
+      stop_waiting(txn);
     }
+  }
+
+  // Records txn -> the holders it conflicts with (the caller holds head's
+  // bucket latch; graph_mutex_ is only ever taken inside a bucket latch) and
+  // whether one of them waits, transitively, for txn. Edges of others may be
+  // stale (a holder has moved on): at worst a needless abort, retried.
+  bool waits_into_cycle(const LockHead* head, const Transaction* txn, LockMode mode) {
+    std::vector<const Transaction*> holders;
+    for (const LockRequest* r = head->queue; r; r = r->next)
+      if (r->txn != txn && !compatible(r->mode, mode)) holders.push_back(r->txn);
+    std::lock_guard<std::mutex> graph(graph_mutex_);
+    std::vector<const Transaction*> stack = holders;
+    std::unordered_set<const Transaction*> seen;
+    while (!stack.empty()) {
+      const Transaction* t = stack.back();
+      stack.pop_back();
+      if (t == txn) {
+        waits_for_.erase(txn);
+        waiting_.store(waits_for_.size(), std::memory_order_release);
+        return true;
+      }
+      if (!seen.insert(t).second) continue;
+      const auto it = waits_for_.find(t);
+      if (it != waits_for_.end()) stack.insert(stack.end(), it->second.begin(), it->second.end());
+    }
+    waits_for_[txn] = std::move(holders);
+    waiting_.store(waits_for_.size(), std::memory_order_release);
+    return false;
+  }
+
+  void stop_waiting(const Transaction* txn) {
+    std::lock_guard<std::mutex> graph(graph_mutex_);
+    waits_for_.erase(txn);
+    waiting_.store(waits_for_.size(), std::memory_order_release);
+  }
+
+  void forget_holder(const Transaction* txn) {
+    std::lock_guard<std::mutex> graph(graph_mutex_);
+    for (auto& [waiter, holders] : waits_for_) std::erase(holders, txn);
   }
 
   std::vector<Bucket> buckets_;
   u64 mask_;
   std::chrono::milliseconds timeout_;
+  std::mutex graph_mutex_;
+  std::unordered_map<const Transaction*, std::vector<const Transaction*>> waits_for_;  // waiters only
+  std::atomic<size_t> waiting_{0};  // waits_for_.size(): commit looks at the graph only when someone waits
 };
 
 struct NoLockManager {

@@ -27,6 +27,7 @@ struct NeverFlush {
   explicit NeverFlush(const std::string& /*path*/) {}
   void write(const std::byte*, size_t) {}
   void sync() {}
+  void open(const std::string&) {}
   u64 bytes_written() const { return 0; }
   u64 syncs() const { return 0; }
 };
@@ -35,10 +36,7 @@ class FlushToFile {
  public:
   static constexpr const char* kName = "flush at commit";
   static constexpr bool kFlushes = true;
-  explicit FlushToFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("log file '" + path + "': " + std::strerror(errno));
-  }
+  explicit FlushToFile(const std::string& path) { open(path); }
   ~FlushToFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -64,6 +62,15 @@ class FlushToFile {
   u64 bytes_written() const { return bytes_; }
   u64 syncs() const { return syncs_; }
 
+  // Continues in a new, empty file (a checkpoint started a new log).
+  void open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("log file '" + path + "': " + std::strerror(errno));
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+    path_ = path;
+  }
+
  private:
   std::string path_;
   int fd_ = -1;
@@ -84,6 +91,14 @@ class LogBuffer {
     LatchGuard guard(latch_);
     header.lsn = next_lsn_;
     header.length = static_cast<u32>(len_a + len_b);
+    if constexpr (DiskLog::kFlushes) {
+      // Many terminals may log more than the buffer holds between two
+      // commits: write out (without a sync) what would be overwritten.
+      if (next_lsn_ + sizeof(header) + len_a + len_b - written_lsn_ > kCapacity) {
+        write_range(written_lsn_, next_lsn_);
+        written_lsn_ = next_lsn_;
+      }
+    }
     put(&header, sizeof(header));
     if (len_a) put(payload_a, len_a);
     if (len_b) put(payload_b, len_b);
@@ -96,9 +111,17 @@ class LogBuffer {
     if constexpr (!DiskLog::kFlushes) return;  // resolved at compile time
     LatchGuard guard(latch_);
     if (flushed_lsn_ == next_lsn_) return;
-    write_range(flushed_lsn_, next_lsn_);
+    write_range(written_lsn_, next_lsn_);
     disk_.sync();
-    flushed_lsn_ = next_lsn_;
+    written_lsn_ = flushed_lsn_ = next_lsn_;
+  }
+
+  // Everything durable, then a new empty log file whose LSNs start at 0.
+  void switch_file(const std::string& path) {
+    flush();
+    LatchGuard guard(latch_);
+    disk_.open(path);
+    next_lsn_ = written_lsn_ = flushed_lsn_ = 0;
   }
 
   Lsn end_lsn() const { return next_lsn_; }
@@ -117,10 +140,10 @@ class LogBuffer {
     }
   }
 
-  // The buffer holds the last kCapacity bytes; a flush falls behind by more
-  // only if a single transaction logs more than that.
+  // The buffer holds the last kCapacity bytes; append writes out what it
+  // would overwrite, so a range never spans more unless one record does.
   void write_range(Lsn from, Lsn to) {
-    if (to - from > kCapacity) throw std::runtime_error("log buffer overrun: a transaction logged more than 4 MB");
+    if (to - from > kCapacity) throw std::runtime_error("log buffer overrun: a log record larger than 4 MB");
     while (from < to) {
       const size_t at = from % kCapacity;
       const size_t chunk = std::min<size_t>(to - from, kCapacity - at);
@@ -133,7 +156,8 @@ class LogBuffer {
   DiskLog disk_;
   std::vector<std::byte> buffer_;
   Lsn next_lsn_ = 0;
-  Lsn flushed_lsn_ = 0;
+  Lsn written_lsn_ = 0;  // handed to the file
+  Lsn flushed_lsn_ = 0;  // and synced
 };
 
 }  // namespace dbrepro

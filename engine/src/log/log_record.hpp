@@ -7,7 +7,16 @@ namespace dbrepro {
 
 using Lsn = u64;
 
-enum class LogType : u16 { kUpdate = 1, kCreate = 2, kIndexInsert = 3, kIndexErase = 4, kCommit = 5, kAbort = 6 };
+// kHeapErase removes a created record again (the rollback of a create).
+enum class LogType : u16 {
+  kUpdate = 1,
+  kCreate = 2,
+  kIndexInsert = 3,
+  kIndexErase = 4,
+  kCommit = 5,
+  kAbort = 6,
+  kHeapErase = 7,
+};
 
 struct LogRecordHeader {
   Lsn lsn;

@@ -9,9 +9,18 @@
 // Each engine call of a transaction is one phase function (begin, lookup,
 // pin/unpin, update, create, insert, commit), out of line so that callgrind
 // attributes instructions to it by name and a Meter can bracket it.
+//
+// Concurrency: the Engine is the database and also the transaction context
+// of a single-threaded run. Each further terminal opens a Session on it, its
+// own transaction context; a Table is bound to the context it was opened
+// from (Engine or Session), so the phase functions read the transaction
+// through the table and nothing is looked up per thread. Only stacks with
+// locking, latching and an undo log (kConcurrent) may have sessions.
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "btree/btree.hpp"
 #include "catalog/catalog.hpp"
@@ -41,6 +50,11 @@ class Engine {
   using Directory = Catalog<Heap, Index>;
   using Entry = typename Directory::Entry;
 
+  // Several terminals at once: locks for isolation, latches for the shared
+  // structures, an undo log to roll back the victims of deadlocks.
+  static constexpr bool kConcurrent =
+      Latching::kEnabled && !std::is_same_v<typename S::Locks, NoLockManager> && S::Log::kUndo;
+
   explicit Engine(const EngineOptions& options, Meter meter = Meter{})
       : pages_(make_pages<Pages>(options.page_size, options.capacity_pages, options.disk)), log_(options.log_path), meter_(std::move(meter)) {}
   explicit Engine(u32 page_size) : Engine(with_page_size(page_size)) {}
@@ -53,6 +67,9 @@ class Engine {
   Directory& catalog() { return catalog_; }
   Meter& meter() { return meter_; }
   const typename S::Log& log() const { return log_; }
+  typename S::Log& log() { return log_; }
+  // The directory entry of a catalog id (ids are 1, 2, ... in creation order).
+  Entry& entry(u16 id) { return *entries_by_id_.at(id); }
 
   // Creates the storage for Row and registers it in the catalog.
   template <class Row>
@@ -63,8 +80,13 @@ class Engine {
     if constexpr (!tpcc::kIsHeapOnly<Row>) index = std::make_unique<Index>(pages_, Row::kLayout);
     u32 row_size = 0;
     if constexpr (!tpcc::kIsIndexOnly<Row>) row_size = sizeof(Row);
-    return catalog_.create(Row::kName, row_size, std::move(heap), std::move(index));
+    Entry& entry = catalog_.create(Row::kName, row_size, std::move(heap), std::move(index));
+    if (entries_by_id_.size() <= entry.id) entries_by_id_.resize(entry.id + 1, nullptr);
+    entries_by_id_[entry.id] = &entry;
+    return entry;
   }
+
+  class Session;
 
   // ---- Transaction boundaries -------------------------------------------
 
@@ -75,21 +97,19 @@ class Engine {
 
   [[gnu::noinline]] void commit() {
     PhaseScope<Meter> scope(meter_, Phase::kCommit);
-    log_.commit(txn_);
-    locks_.release_all(txn_);
-    sessions_.end(txn_);
-    txn_ = nullptr;
+    finish_commit(txn_);
   }
 
-  // A user abort of a two-phase transaction: nothing was written, so there is
-  // nothing to undo; the locks go and the log notes the abort.
+  // Rolls back every change (the undo log's before-images, each reversal
+  // logged), then the locks go and the log notes the abort. A two-phase
+  // transaction's user abort has nothing to roll back.
   [[gnu::noinline]] void abort() {
     PhaseScope<Meter> scope(meter_, Phase::kCommit);
-    log_.abort(txn_);
-    locks_.release_all(txn_);
-    sessions_.end(txn_);
-    txn_ = nullptr;
+    finish_abort(txn_);
   }
+
+  // Whether a transaction is open on the engine's own context.
+  bool in_transaction() const { return txn_ != nullptr; }
 
   template <class Row>
   class Table;
@@ -104,6 +124,46 @@ class Engine {
   static constexpr u64 kRecordLockSpace = u64{1} << 63;  // record-id locks apart from key locks
 
   static LockMode intention(LockMode mode) { return mode == LockMode::kX ? LockMode::kIX : LockMode::kIS; }
+
+  [[gnu::always_inline]] inline void finish_commit(Transaction*& txn) {
+    log_.commit(txn);
+    locks_.release_all(txn);
+    sessions_.end(txn);
+    txn = nullptr;
+  }
+
+  [[gnu::always_inline]] inline void finish_abort(Transaction*& txn) {
+    log_.rollback(txn, [&](const UndoEntry& e, const std::byte* image) { revert(txn, e, image); });
+    log_.abort(txn);
+    locks_.release_all(txn);
+    sessions_.end(txn);
+    txn = nullptr;
+  }
+
+  // Reverts one change of txn (still holding its locks), logging the reversal.
+  void revert(Transaction* txn, const UndoEntry& e, const std::byte* image) {
+    Entry& entry = *entries_by_id_[e.table];
+    switch (e.kind) {
+      case UndoKind::kUpdate: {
+        const PinnedRecord pinned = entry.heap->fix(e.rid, LatchMode::kExclusive);
+        const Lsn lsn = log_.log_revert_update(txn, e.table, e.rid, pinned.record, image, e.length);
+        std::memcpy(pinned.record, image, e.length);
+        S::LsnPolicy::stamp(pinned.page, lsn);
+        entry.heap->unfix(e.rid, pinned, LatchMode::kExclusive);
+        break;
+      }
+      case UndoKind::kCreate:
+        log_.log_revert_create(txn, e.table, e.rid);
+        entry.heap->erase(e.rid);
+        break;
+      case UndoKind::kIndexInsert:
+        entry.index->erase(e.key, log_.log_revert_index_insert(txn, e.table, e.key, e.value));
+        break;
+      case UndoKind::kIndexErase:
+        entry.index->insert(e.key, e.value, log_.log_revert_index_erase(txn, e.table, e.key, e.value));
+        break;
+    }
+  }
 
   // The directory lookup of a general engine: find the table by name, under
   // the catalog's latch, on every access (E1's "dir lookup" switch caches it).
@@ -124,9 +184,10 @@ class Engine {
   template <class Row>
   [[gnu::noinline]] bool phase_lookup(Table<Row>& table, PackedKey key, LockMode mode, u64* value) {
     PhaseScope<Meter> scope(meter_, Phase::kLookup);
+    Transaction* txn = *table.txn_;
     Entry& entry = resolve(Row::kName, table.cached_);
-    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, intention(mode));
-    locks_.lock(txn_, LockId{entry.id, key}, mode);
+    locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, intention(mode));
+    locks_.lock(txn, LockId{entry.id, key}, mode);
     return entry.index->lookup(key, value);
   }
 
@@ -147,23 +208,26 @@ class Engine {
   template <class Row, class Fn>
   [[gnu::noinline]] void phase_update(Table<Row>& table, RecordId rid, const PinnedRecord& pinned, Fn& change) {
     PhaseScope<Meter> scope(meter_, Phase::kUpdate);
-    log_.before_update(txn_, pinned.record, sizeof(Row));
+    Transaction* txn = *table.txn_;
+    log_.before_update(txn, pinned.record, sizeof(Row));
     change(*reinterpret_cast<Row*>(pinned.record));
-    const Lsn lsn = log_.log_update(txn_, table.id_, rid, pinned.record, sizeof(Row));
+    const Lsn lsn = log_.log_update(txn, table.id_, rid, pinned.record, sizeof(Row));
     S::LsnPolicy::stamp(pinned.page, lsn);
   }
 
-  // Record creation: a slot in the heap file, its lock, its log record.
+  // Record creation: its table lock, a slot in the heap file, its log
+  // record, its record lock (a new record id: never held by another).
   template <class Row>
   [[gnu::noinline]] RecordId phase_create(Table<Row>& table, const Row& row) {
     PhaseScope<Meter> scope(meter_, Phase::kCreate);
+    Transaction* txn = *table.txn_;
     Entry& entry = resolve(Row::kName, table.cached_);
+    locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);  // may wait: before the change
     const RecordId rid = entry.heap->create(&row, sizeof(Row), [&](RecordId created, std::byte* page) {
-      const Lsn lsn = log_.log_create(txn_, entry.id, created, &row, sizeof(Row));
+      const Lsn lsn = log_.log_create(txn, entry.id, created, &row, sizeof(Row));
       S::LsnPolicy::stamp(page, lsn);
     });
-    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
-    locks_.lock(txn_, LockId{entry.id, kRecordLockSpace | rid.pack()}, LockMode::kX);
+    locks_.lock(txn, LockId{entry.id, kRecordLockSpace | rid.pack()}, LockMode::kX);
     return rid;
   }
 
@@ -171,20 +235,29 @@ class Engine {
   template <class Row>
   [[gnu::noinline]] bool phase_insert(Table<Row>& table, PackedKey key, u64 value) {
     PhaseScope<Meter> scope(meter_, Phase::kInsert);
+    Transaction* txn = *table.txn_;
     Entry& entry = resolve(Row::kName, table.cached_);
-    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
-    locks_.lock(txn_, LockId{entry.id, key}, LockMode::kX);
-    const Lsn lsn = log_.log_index_insert(txn_, entry.id, key, value);
-    return entry.index->insert(key, value, lsn);
+    locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
+    locks_.lock(txn, LockId{entry.id, key}, LockMode::kX);
+    const Lsn lsn = log_.log_index_insert(txn, entry.id, key, value);
+    if (entry.index->insert(key, value, lsn)) return true;
+    log_.insert_failed(txn);  // the key was there: nothing of ours to undo
+    return false;
   }
 
+  // B+tree erase of a key: the entry (key and value) is logged first, for
+  // undo and for recovery; the key's X lock keeps it stable in between.
   template <class Row>
   [[gnu::noinline]] bool phase_erase(Table<Row>& table, PackedKey key) {
     PhaseScope<Meter> scope(meter_, Phase::kInsert);
+    Transaction* txn = *table.txn_;
     Entry& entry = resolve(Row::kName, table.cached_);
-    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
-    locks_.lock(txn_, LockId{entry.id, key}, LockMode::kX);
-    return entry.index->erase(key);
+    locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
+    locks_.lock(txn, LockId{entry.id, key}, LockMode::kX);
+    u64 value;
+    if (!entry.index->lookup(key, &value)) return false;
+    const Lsn lsn = log_.log_index_erase(txn, entry.id, key, value);
+    return entry.index->erase(key, lsn);
   }
 
   // A range scan locks the whole table (index) in shared mode.
@@ -192,7 +265,7 @@ class Engine {
   [[gnu::noinline]] typename Index::Cursor phase_open_scan(Table<Row>& table, PackedKey from) {
     PhaseScope<Meter> scope(meter_, Phase::kLookup);
     Entry& entry = resolve(Row::kName, table.cached_);
-    locks_.lock(txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kS);
+    locks_.lock(*table.txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kS);
     return entry.index->seek(from);
   }
 
@@ -204,6 +277,37 @@ class Engine {
   typename S::Sessions sessions_;
   Meter meter_;
   Transaction* txn_ = nullptr;
+  std::vector<Entry*> entries_by_id_;
+};
+
+// A further terminal's transaction context on an engine: the same
+// begin/commit/abort and Table<Row> as the engine's own, for the tables the
+// engine already created.
+template <class S, class Meter>
+class Engine<S, Meter>::Session {
+ public:
+  template <class Row>
+  using Table = typename Engine::template Table<Row>;
+
+  explicit Session(Engine& engine) : engine_(&engine) {
+    static_assert(kConcurrent, "sessions need a stack with locking, latching and an undo log");
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() {
+    if (txn_) abort();
+  }
+
+  Engine& engine() { return *engine_; }
+  void begin() { txn_ = engine_->sessions_.begin(); }
+  void commit() { engine_->finish_commit(txn_); }
+  void abort() { engine_->finish_abort(txn_); }
+  bool in_transaction() const { return txn_ != nullptr; }
+  Transaction** transaction_slot() { return &txn_; }  // what its tables read the transaction from
+
+ private:
+  Engine* engine_;
+  Transaction* txn_ = nullptr;
 };
 
 // The storage adapter for one table.
@@ -213,7 +317,13 @@ class Engine<S, Meter>::Table {
  public:
   using Key = typename Row::Key;
 
-  explicit Table(Engine& engine) : engine_(&engine), cached_(&engine.template create_table<Row>()), id_(cached_->id) {}
+  // Creates the table; its transactions are the engine's own.
+  explicit Table(Engine& engine)
+      : engine_(&engine), txn_(&engine.txn_), cached_(&engine.template create_table<Row>()), id_(cached_->id) {}
+  // Opens the table the engine created, for a session's transactions.
+  explicit Table(Session& session)
+      : engine_(&session.engine()), txn_(session.transaction_slot()), cached_(&engine_->catalog_.lookup(Row::kName)),
+        id_(cached_->id) {}
 
   // Creates the record and adds its key to the index; false if the key exists
   // (the record then stays unreferenced: dead space).
@@ -293,6 +403,7 @@ class Engine<S, Meter>::Table {
  private:
   friend class Engine;
   Engine* engine_;
+  Transaction** txn_;  // the transaction of the context the table was opened from
   Entry* cached_;  // the directory entry, used directly only by a cached-directory stack
   u16 id_;
 };

@@ -2,9 +2,12 @@
 // A heap file: the records of one table, appended to slotted pages in order.
 // Record creation fills the current page and starts a new one when full.
 // Records are reached by record id: fix() latches their page in the given
-// mode and returns the page and the record's address.
+// mode and returns the page and the record's address. erase() (the rollback
+// of a create) marks a record dead: its slot and space are not reused, and
+// for_each skips it.
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "latch/latch.hpp"
@@ -57,15 +60,32 @@ class HeapFile {
     pages_->unfix(rid.page, pinned.page, mode);
   }
 
-  // Visits every record in creation order: fn(RecordId, std::byte*).
+  // Visits every live record in creation order: fn(RecordId, std::byte*).
+  // Not while records are being created.
   template <class Fn>
   void for_each(Fn&& fn) {
     for (PageId pid : page_ids_) {
       std::byte* page = pages_->fix(pid, LatchMode::kShared);
       SlottedPage slotted(page);
-      for (u16 s = 0; s < slotted.slot_count(); ++s) fn(RecordId{pid, s}, slotted.record(s));
+      for (u16 s = 0; s < slotted.slot_count(); ++s)
+        if (dead_.empty() || !dead_.contains(RecordId{pid, s}.pack())) fn(RecordId{pid, s}, slotted.record(s));
       pages_->unfix(pid, page, LatchMode::kShared);
     }
+  }
+
+  // Marks a created record dead again (rollback of its creation); restore()
+  // revives it (recovery undoing an interrupted rollback).
+  void erase(RecordId rid) {
+    LatchGuard guard(latch_);
+    if (dead_.insert(rid.pack()).second) --records_;
+  }
+  void restore(RecordId rid) {
+    LatchGuard guard(latch_);
+    if (dead_.erase(rid.pack()) > 0) ++records_;
+  }
+  bool live(RecordId rid) {
+    LatchGuard guard(latch_);
+    return !dead_.contains(rid.pack());
   }
 
   u64 record_count() const { return records_; }
@@ -87,7 +107,8 @@ class HeapFile {
   typename Latching::Mutex latch_;
   PageId current_ = kInvalidPage;
   std::vector<PageId> page_ids_;
-  u64 records_ = 0;
+  u64 records_ = 0;  // live ones
+  std::unordered_set<u64> dead_;
 };
 
 }  // namespace dbrepro

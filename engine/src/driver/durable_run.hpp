@@ -1,0 +1,37 @@
+#pragma once
+// TPC-C on a database that lives in a directory (recovery/durable_files.hpp):
+// the crash test's child and checker, and the native CLI's `durable-run` and
+// `recover` commands.
+//
+// durable_run: opens the database in `dir` (recovering it: redo, undo,
+//   checkpoint) or creates and loads it, then runs `terminals` threads; after
+//   each commit returns, appends "<type> <stamp>\n" to acks_path with one
+//   write(2), so a kill at any moment leaves only whole lines of commits
+//   that were acknowledged. Checkpoints every checkpoint_every seconds.
+// durable_verify: opens the database, checks the TPC-C consistency
+//   conditions and that every acknowledged stamp in acks_paths is present.
+#include <string>
+#include <vector>
+
+#include "driver/run_config.hpp"
+
+namespace dbrepro::tpcc {
+
+struct DurableRunConfig {
+  std::string dir;
+  RunConfig run;                 // warehouses, terminals, seconds/transactions, mix, seed, stack (step0 or step1)
+  u64 run_id = 1;                // keeps this run's commit stamps apart from other runs'
+  std::string acks_path;         // "" : no acknowledgements written
+  double checkpoint_every = 0;   // seconds between checkpoints (0: only at open)
+};
+
+struct DurableVerdict {
+  std::string json;  // one line
+  bool ok = false;   // consistent, and no acknowledged commit missing
+};
+
+// Returns a JSON object (one line).
+std::string durable_run(const DurableRunConfig& config);
+DurableVerdict durable_verify(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths);
+
+}  // namespace dbrepro::tpcc

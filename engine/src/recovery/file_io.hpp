@@ -1,0 +1,144 @@
+#pragma once
+// Small POSIX file helpers for checkpoints and recovery: whole-file reads,
+// buffered writes that end with fsync, an atomic rename made durable by
+// syncing the directory. Every error names the file.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/types.hpp"
+
+namespace dbrepro::recovery {
+
+inline std::runtime_error io_error(const std::string& path, const char* what) {
+  return std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
+}
+
+inline bool file_exists(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// The whole file; empty if it does not exist.
+inline std::vector<std::byte> read_whole_file(const std::string& path) {
+  std::vector<std::byte> bytes;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return bytes;
+    throw io_error(path, "open");
+  }
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw io_error(path, "stat");
+  }
+  bytes.resize(static_cast<size_t>(st.st_size));
+  size_t at = 0;
+  while (at < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + at, bytes.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      throw io_error(path, "read");
+    }
+    at += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+// Makes a rename or a new file in `dir` durable.
+inline void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw io_error(dir, "open directory");
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw io_error(dir, "fsync directory");
+}
+
+// Buffered sequential writer; finish() writes the rest and fsyncs.
+class FileWriter {
+ public:
+  explicit FileWriter(std::string path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw io_error(path_, "open");
+    buffer_.reserve(kBuffer);
+  }
+  ~FileWriter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  void put(const void* data, size_t n) {
+    const auto* bytes = static_cast<const std::byte*>(data);
+    if (buffer_.size() + n > kBuffer) drain();
+    if (n > kBuffer) {
+      write_all(bytes, n);
+      return;
+    }
+    buffer_.insert(buffer_.end(), bytes, bytes + n);
+  }
+  template <class T>
+  void put(const T& value) {
+    put(&value, sizeof(value));
+  }
+
+  void finish() {
+    drain();
+    if (::fsync(fd_) != 0) throw io_error(path_, "fsync");
+    ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  static constexpr size_t kBuffer = 1 << 20;
+  void drain() {
+    write_all(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+  void write_all(const std::byte* data, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, data, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) throw io_error(path_, "write");
+      data += w;
+      n -= static_cast<size_t>(w);
+    }
+  }
+  std::string path_;
+  int fd_ = -1;
+  std::vector<std::byte> buffer_;
+};
+
+// Reads fixed-size values from a byte image; throws naming the file when it
+// ends early.
+class ByteReader {
+ public:
+  ByteReader(const std::vector<std::byte>& bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {}
+  const std::byte* take(size_t n) {
+    if (bytes_.size() - at_ < n) throw std::runtime_error(path_ + ": truncated at byte " + std::to_string(at_));
+    const std::byte* p = bytes_.data() + at_;
+    at_ += n;
+    return p;
+  }
+  template <class T>
+  T get() {
+    T value;
+    std::memcpy(&value, take(sizeof(T)), sizeof(T));
+    return value;
+  }
+
+ private:
+  const std::vector<std::byte>& bytes_;
+  std::string path_;
+  size_t at_ = 0;
+};
+
+}  // namespace dbrepro::recovery
