@@ -25,6 +25,7 @@ def run_tpcc(
     o_direct: bool = True,
     trace_path: str = "",
     trace_format: str = "txt",
+    terminals: int = 1,
     progress: Callable[[int, int], bool | None] | None = None,
 ) -> dict[str, Any]:
     """Load a TPC-C database, run the transaction mix on an engine stack

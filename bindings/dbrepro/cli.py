@@ -169,6 +169,9 @@ def build_parser() -> OneLineErrorParser:
         help="perf = per-phase instructions and cycles from hardware counters (needs a CPU PMU)")
     add("--log-dir", default="", metavar="DIR",
         help="where a flushing log (step0, step1) writes its file (default: $TMPDIR or /tmp)")
+    add("--terminals", type=_integer, default=1, metavar="T",
+        help="concurrent terminals (OS threads), spread over the warehouses; more than 1 needs "
+             "--stack step0, step1 or step2")
     add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
     add("--no-progress", dest="progress", action="store_false", default=None,
         help="no progress line on stderr (default: shown when stderr is a terminal)")
@@ -342,6 +345,7 @@ def run_tpcc(args: argparse.Namespace) -> int:
             stack=args.stack,
             meter=args.meter,
             log_dir=args.log_dir,
+            terminals=args.terminals,
         )
     except Exception as error:
         raise _cli_error(error) from None

@@ -175,6 +175,7 @@ def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
         "step": metrics.get("step", -1),
         "page_size": config["page_size"],
         "key_compare": config["key_compare"],
+        "terminals": config.get("terminals", 1),
     }
     elapsed = float(metrics["elapsed_seconds"])
     per_type = metrics["per_type"]
@@ -210,6 +211,7 @@ def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
                 "weight": weight,
                 "commits": stats["commits"],
                 "aborts": stats["aborts"],
+                "retries": stats.get("retries", 0),  # deadlock victims rolled back and rerun
                 "seconds": stats["seconds"],
                 # Aborted attempts spend time too, so latency is per attempt.
                 "mean_latency_us": _ratio(stats["seconds"] * 1e6, attempts),

@@ -39,7 +39,11 @@ PARAMETERS = (
     "warehouses", "transactions", "seconds", "mix", "variant", "seed", "stack",
     "page_size", "key_compare", "meter", "log_dir", "progress_every", "check_consistency",
     "cache_policy", "pool_fraction", "data_dir", "o_direct", "trace_path", "trace_format",
+    "terminals",
 )
+# Stacks that run more than one terminal: locking, latching and the main log.
+CONCURRENT_STACKS = ("step0", "step1", "step2")
+TERMINALS_MAX = 1024
 _U64_MAX = (1 << 64) - 1
 
 ProgressFn = Callable[[int, int], bool | None]
@@ -162,6 +166,7 @@ def validate_config(
     o_direct: bool = True,
     trace_path: str = "",
     trace_format: str = "txt",
+    terminals: int = 1,
 ) -> dict[str, Any]:
     """The engine's keyword arguments, checked; raises ConfigError."""
     config = {
@@ -179,7 +184,13 @@ def validate_config(
         "progress_every": _integer("progress_every", progress_every, minimum=1),
         "check_consistency": check_consistency,
         **_disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_path, trace_format),
+        "terminals": _integer("terminals", terminals, minimum=1, maximum=TERMINALS_MAX),
     }
+    if config["terminals"] > 1 and stack not in CONCURRENT_STACKS:
+        raise ConfigError("terminals", "more than 1 needs a stack with locking, latching and the main log "
+                          f"(allowed: {', '.join(CONCURRENT_STACKS)}), got stack {stack}")
+    if config["terminals"] > 1 and meter != "none":
+        raise ConfigError("meter", "per-phase counters need terminals 1 (allowed with more: none)")
     if not isinstance(check_consistency, bool):
         raise ConfigError("check_consistency", f"must be True or False, got {check_consistency!r}")
     if config["transactions"] == 0 and config["seconds"] == 0:
@@ -294,6 +305,7 @@ def run(
     o_direct: bool = True,
     trace_path: str = "",
     trace_format: str = "txt",
+    terminals: int = 1,
 ) -> RunResult:
     """Load a TPC-C database and run the transaction mix on it.
 
@@ -331,6 +343,10 @@ def run(
                     warehouse (1 + t mod warehouses) and random stream, no
                     think time; more than 1 needs step0, step1 or step2.
                     Deadlock victims are rolled back and rerun ("retries").
+    terminals       concurrent terminals, each an OS thread with its own home
+                    warehouse (1 + t mod warehouses) and random stream, no
+                    think time; more than 1 needs step0, step1 or step2.
+                    Deadlock victims are rolled back and rerun ("retries").
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
@@ -358,6 +374,7 @@ def run(
         o_direct=o_direct,
         trace_path=trace_path,
         trace_format=trace_format,
+        terminals=terminals,
     )
     callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
     engine = _engine()

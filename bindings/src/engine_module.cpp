@@ -37,7 +37,7 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
                     const std::string& key_compare, const std::string& meter, const std::string& log_dir,
                     i64 progress_every, bool check_consistency, const std::string& cache_policy,
                     double pool_fraction, const std::string& data_dir, bool o_direct, const std::string& trace_path,
-                    const std::string& trace_format, const py::object& progress) {
+                    const std::string& trace_format, i64 terminals, const py::object& progress) {
   tpcc::RunConfig config;
   config.warehouses = non_negative<u32>("warehouses", warehouses);
   config.transactions = non_negative<u64>("transactions", transactions);
@@ -59,6 +59,7 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
   config.o_direct = o_direct;
   config.trace_path = trace_path;
   config.trace_format = trace_format;
+  config.terminals = non_negative<u32>("terminals", terminals);
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
   // At each progress tick: take the GIL, let Python handle signals (Ctrl-C),
@@ -115,7 +116,7 @@ PYBIND11_MODULE(_engine, m) {
         py::arg("progress_every") = 1000, py::arg("check_consistency") = true,
         py::arg("cache_policy") = "lru", py::arg("pool_fraction") = 0.1, py::arg("data_dir") = "",
         py::arg("o_direct") = true, py::arg("trace_path") = "", py::arg("trace_format") = "txt",
-        py::arg("progress") = py::none(),
+        py::arg("terminals") = 1, py::arg("progress") = py::none(),
         "Load a TPC-C database, run the transaction mix, check consistency; returns the result as a dict.");
   m.def(
       "ladder",
