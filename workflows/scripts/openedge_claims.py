@@ -12,11 +12,10 @@ import argparse
 import math
 
 import pandas as pd
-from script_common import Claim
+from script_common import Claim, write_claims
 
 import openedge_common as common
 
-COLUMNS = ["claim", "ours", "theirs", "reproduced"]
 
 # Criteria (ours).
 MIN_SHARE_OF_ARTICLE_GAIN = 0.5   # a step's time reduction at least half the article's
@@ -163,28 +162,10 @@ def claims(ladder, users, traffic, paper) -> list[Claim]:
     return [c for c in found if c is not None]
 
 
-def markdown(found: list[Claim]) -> str:
-    lines = ["# openedge (E3): the article's claims and ours", "",
-             "| claim | ours | theirs | reproduced |", "|---|---|---|---|"]
-    lines += [f"| {c.claim} | {c.ours} | {c.theirs} | {'yes' if c.reproduced else 'no'} |" for c in found]
-    lines += ["", "## Criteria", ""]
-    lines += [f"- **{c.claim}**: {c.criterion}." for c in found]
-    missed = [c for c in found if not c.reproduced]
-    if missed:
-        lines += ["", "## Not reproduced", ""]
-        lines += [f"- **{c.claim}**: {c.why}." for c in missed]
-    return "\n".join(lines) + "\n"
-
-
 def main(ladder_path, users_path, traffic_path, paper_path, csv_path, md_path) -> pd.DataFrame:
     found = claims(pd.read_csv(ladder_path), pd.read_csv(users_path), pd.read_csv(traffic_path),
                    common.load_paper(paper_path))
-    table = pd.DataFrame([{"claim": c.claim, "ours": c.ours, "theirs": c.theirs,
-                           "reproduced": "yes" if c.reproduced else "no"} for c in found], columns=COLUMNS)
-    table.to_csv(csv_path, index=False)
-    with open(md_path, "w", encoding="utf-8") as md:
-        md.write(markdown(found))
-    return table
+    return write_claims(found, csv_path, md_path, "openedge (E3): the article's claims and ours")
 
 
 if "snakemake" in globals():
