@@ -343,10 +343,6 @@ def run(
                     warehouse (1 + t mod warehouses) and random stream, no
                     think time; more than 1 needs step0, step1 or step2.
                     Deadlock victims are rolled back and rerun ("retries").
-    terminals       concurrent terminals, each an OS thread with its own home
-                    warehouse (1 + t mod warehouses) and random stream, no
-                    think time; more than 1 needs step0, step1 or step2.
-                    Deadlock victims are rolled back and rerun ("retries").
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
