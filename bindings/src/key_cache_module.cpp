@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "module_common.hpp"
 #include "driver/key_cache_run.hpp"
 #include "sysbench/sbtest.hpp"
 
@@ -16,13 +17,7 @@ using namespace dbrepro;
 
 namespace {
 
-template <class T>
-T in_range(const char* name, i64 value, i64 lo) {
-  if (value < lo || static_cast<u64>(value) > std::numeric_limits<T>::max())
-    throw std::invalid_argument(std::string(name) + ": must be in " + std::to_string(lo) + ".." +
-                                std::to_string(std::numeric_limits<T>::max()) + ", got " + std::to_string(value));
-  return static_cast<T>(value);
-}
+using bindings::in_range;
 
 std::vector<u32> u32_list(const char* name, const std::vector<i64>& values) {
   std::vector<u32> out;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "module_common.hpp"
 #include "openedge/ladder.hpp"
 
 namespace py = pybind11;
@@ -20,13 +21,7 @@ using namespace dbrepro::openedge;
 
 namespace {
 
-template <class T>
-T in_range(const char* name, i64 value) {
-  if (value < 0 || static_cast<u64>(value) > std::numeric_limits<T>::max())
-    throw std::invalid_argument(std::string(name) + ": must be in 0.." + std::to_string(std::numeric_limits<T>::max()) +
-                                ", got " + std::to_string(value));
-  return static_cast<T>(value);
-}
+using bindings::in_range;
 
 py::dict run_dict(const StepRun& run) {
   py::list users;
@@ -65,17 +60,7 @@ py::dict ladder(i64 rows, i64 fanout, i64 seed, i64 servers, i64 users, i64 pass
   validate(config);  // before the GIL is released: errors become ValueError
 
   std::optional<py::error_already_set> pending;
-  LadderTick tick = [&](u32 done, u32 total) {
-    py::gil_scoped_acquire gil;
-    try {
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      if (!progress.is_none()) return progress(done, total).ptr() != Py_False;
-      return true;
-    } catch (py::error_already_set& e) {
-      pending.emplace(std::move(e));
-      return false;
-    }
-  };
+  LadderTick tick = bindings::python_tick(progress, pending);
   LadderResult result;
   {
     py::gil_scoped_release release;

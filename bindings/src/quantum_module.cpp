@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "module_common.hpp"
 #include "sched/run_sessions.hpp"
 
 namespace py = pybind11;
@@ -15,13 +16,7 @@ using namespace dbrepro::sched;
 
 namespace {
 
-template <class T>
-T in_range(const char* name, i64 value) {
-  if (value < 0 || static_cast<u64>(value) > std::numeric_limits<T>::max())
-    throw std::invalid_argument(std::string(name) + ": must be in 0.." + std::to_string(std::numeric_limits<T>::max()) +
-                                ", got " + std::to_string(value));
-  return static_cast<T>(value);
-}
+using bindings::in_range;
 
 WorkloadKind parse_workload(const std::string& name) {
   if (name == "cpu") return WorkloadKind::kCpu;
