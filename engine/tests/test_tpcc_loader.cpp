@@ -736,54 +736,81 @@ TEST_F(TpccLoader, TwoWarehousesShareItemsButNotStock) {
 // The consistency checker itself: each condition must catch its violation
 // (a checker that always passes would make every "consistent" above vacuous).
 
-std::vector<bool> passed(const std::vector<ConsistencyCheck>& checks) {
-  std::vector<bool> p;
-  for (const ConsistencyCheck& c : checks) p.push_back(c.passed);
-  return p;
+// The conditions that fail, by number.
+std::vector<int> failing(const std::vector<ConsistencyCheck>& checks) {
+  std::vector<int> f;
+  for (const ConsistencyCheck& c : checks)
+    if (!c.passed) f.push_back(c.condition);
+  return f;
 }
 
+// Each damage breaks its condition, and those that follow from it (an order
+// without its NEW-ORDER row breaks 5 as well as 2 or 3), never another.
 TEST(TpccConsistency, EachConditionDetectsItsViolation) {
   Loaded<IntEngine> loaded(1, 4);
   auto& db = loaded.db;
-  const std::vector<bool> all_pass{true, true, true, true};
-  ASSERT_EQ(passed(check_consistency(db)), all_pass);
+  using Fail = std::vector<int>;
+  ASSERT_EQ(failing(check_consistency(db)), Fail{});
 
   // 1: W_YTD = sum(D_YTD).
   db.warehouse.update1({1}, [](Warehouse& w) { w.w_ytd += 1; });
   auto checks = check_consistency(db);
-  EXPECT_EQ(passed(checks), (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(failing(checks), Fail{1});
   EXPECT_NE(checks[0].detail.find("warehouse 1"), std::string::npos) << checks[0].detail;
   db.warehouse.update1({1}, [](Warehouse& w) { w.w_ytd -= 1; });
 
   // 2: D_NEXT_O_ID - 1 = max(O_ID).
   db.district.update1({1, 6}, [](District& d) { d.d_next_o_id += 1; });
   checks = check_consistency(db);
-  EXPECT_EQ(passed(checks), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(failing(checks), Fail{2});
   EXPECT_NE(checks[1].detail.find("district 6"), std::string::npos) << checks[1].detail;
   db.district.update1({1, 6}, [](District& d) { d.d_next_o_id -= 1; });
 
-  // 2: max(NO_O_ID) = max(O_ID) (the newest order left NEW-ORDER).
+  // 2: max(NO_O_ID) = max(O_ID) (the newest order left NEW-ORDER); 5 too.
   ASSERT_TRUE(db.new_order.erase({1, 2, 3000}));
-  EXPECT_EQ(passed(check_consistency(db)), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(failing(check_consistency(db)), (Fail{2, 5}));
   ASSERT_TRUE(db.new_order.insert({1, 2, 3000}, NewOrder{3000, 2, 1}));
 
-  // 3: NEW-ORDER ids are contiguous.
+  // 3: NEW-ORDER ids are contiguous; 5 too.
   ASSERT_TRUE(db.new_order.erase({1, 4, 2500}));
   checks = check_consistency(db);
-  EXPECT_EQ(passed(checks), (std::vector<bool>{true, true, false, true}));
+  EXPECT_EQ(failing(checks), (Fail{3, 5}));
   EXPECT_NE(checks[2].detail.find("district 4"), std::string::npos) << checks[2].detail;
   ASSERT_TRUE(db.new_order.insert({1, 4, 2500}, NewOrder{2500, 4, 1}));
 
-  // 4: sum(O_OL_CNT) = ORDER-LINE rows.
+  // 4: sum(O_OL_CNT) = ORDER-LINE rows; 6 (per order) too.
   OrderLine line{};
   ASSERT_TRUE(db.order_line.lookup1({1, 7, 10, 1}, [&](const OrderLine& l) { line = l; }));
   ASSERT_TRUE(db.order_line.erase({1, 7, 10, 1}));
   checks = check_consistency(db);
-  EXPECT_EQ(passed(checks), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(failing(checks), (Fail{4, 6}));
   EXPECT_NE(checks[3].detail.find("district 7"), std::string::npos) << checks[3].detail;
   ASSERT_TRUE(db.order_line.insert({1, 7, 10, 1}, line));
 
-  EXPECT_EQ(passed(check_consistency(db)), all_pass);
+  // 5 (and 7): a carrier for an order still in NEW-ORDER, its lines undelivered.
+  db.order.update1({1, 3, 2600}, [](Order& o) { o.o_carrier_id = 4; });
+  checks = check_consistency(db);
+  EXPECT_EQ(failing(checks), (Fail{5, 7}));
+  EXPECT_NE(checks[4].detail.find("order 2600"), std::string::npos) << checks[4].detail;
+  db.order.update1({1, 3, 2600}, [](Order& o) { o.o_carrier_id = 0; });
+
+  // 7: an undelivered line of a delivered order.
+  u64 delivered_d = 0;
+  db.order_line.update1({1, 5, 10, 2}, [&](OrderLine& l) {
+    delivered_d = l.ol_delivery_d;
+    l.ol_delivery_d = 0;
+  });
+  EXPECT_EQ(failing(check_consistency(db)), Fail{7});
+  db.order_line.update1({1, 5, 10, 2}, [&](OrderLine& l) { l.ol_delivery_d = delivered_d; });
+
+  // 12: C_BALANCE + C_YTD_PAYMENT = delivered OL_AMOUNT.
+  db.customer.update1({1, 8, 77}, [](Customer& c) { c.c_balance += 1; });
+  checks = check_consistency(db);
+  EXPECT_EQ(failing(checks), Fail{12});
+  EXPECT_NE(checks[7].detail.find("customer 77"), std::string::npos) << checks[7].detail;
+  db.customer.update1({1, 8, 77}, [](Customer& c) { c.c_balance -= 1; });
+
+  EXPECT_EQ(failing(check_consistency(db)), Fail{});
 }
 
 }  // namespace
