@@ -8,7 +8,9 @@
 
 import os
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
+
+from dbrepro.workflow_config import validate as validate_config
 
 min_version("8.0")
 
@@ -17,7 +19,8 @@ min_version("8.0")
 configfile: os.path.join(workflow.basedir, "config", "profiles", "quick.yaml")
 
 
-validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+# One line naming the bad setting (Snakemake's own check prints the schema).
+validate_config(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 
 
 # Shared helpers first, then one file per study; each adds its final outputs

@@ -126,19 +126,11 @@ def test_good_config_gets_the_schema_defaults(schema, smoke):
     assert config["tpcc"] == {"warehouses": [1], "variants": ["paper", "spec"], "transactions": 40000, "seed": 1}
 
 
-def _snakefile_uses_one_line_check(repo) -> bool:
-    return "dbrepro.workflow_config" in (repo / "Snakefile").read_text()
-
-
 @pytest.mark.parametrize(
     "config_text, names",
     [
         pytest.param(
             "tpcc:\n  warehouse: [1]\n", ["config tpcc:", "unknown setting 'warehouse'"], id="unknown-setting",
-            marks=pytest.mark.xfail(
-                not _snakefile_uses_one_line_check(REPO), strict=True,
-                reason="the Snakefile still calls Snakemake's validate (multi-line schema dump), "
-                       "not dbrepro.workflow_config.validate"),
         ),
         # Snakemake parses the file itself, before the Snakefile runs; its
         # message does not name the file (there is only the one given).

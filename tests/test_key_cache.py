@@ -16,7 +16,7 @@ from workflow_helpers import job_count, profile, snakemake
 PROFILES = ["smoke", "quick", "full"]
 TABLES = ["throughput", "relative", "mutex_waits", "claims"]
 FIGURES = ["heatmap", "relative"]
-QUICK = {"seconds": 0.05, "warmup_seconds": 0.02}
+QUICK = {"seconds": 0.2, "warmup_seconds": 0.02}
 
 
 @pytest.fixture(scope="module")
