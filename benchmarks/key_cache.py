@@ -9,6 +9,11 @@ segments value at the most threads: they should fall as segments grow, even
 where few cores keep the throughput gain small.
 
     python benchmarks/key_cache.py [--rows 200000] [--seconds 1] [--threads 1,4,8,16,32,64,128]
+                                   [--distribution special|uniform]
+
+With sysbench's "special" distribution (the article's) a query reads
+hundreds of rows through the OS and touches the key cache comparatively
+rarely; "uniform" makes the key cache's share, and its contention, larger.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ def main() -> int:
     parser.add_argument("--warmup-seconds", type=float, default=0.3)
     parser.add_argument("--threads", default="1,4,8,16,32,64,128")
     parser.add_argument("--segments", default="0,1,4,16,32,64", help="must include 0, 32 and 64")
+    parser.add_argument("--distribution", choices=key_cache.DISTRIBUTIONS, default="special")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     segments = [int(s) for s in args.segments.split(",")]
@@ -39,7 +45,7 @@ def main() -> int:
 
     cells = {}
     with tempfile.TemporaryDirectory(prefix="dbrepro_kc_bench_") as table:
-        key_cache.build_table(table, rows=args.rows)
+        key_cache.build_table(table, rows=args.rows, distribution=args.distribution)
         # Interleaved: each thread count runs every segments value back to back.
         for t in threads:
             for s in segments:
@@ -47,8 +53,8 @@ def main() -> int:
                                      warmup_seconds=args.warmup_seconds).metrics["cells"][0]
                 cells[s, t] = cell
 
-    print(f"select_random_points P=10, {args.rows:,} rows, {os.cpu_count()} hardware threads, "
-          f"{args.seconds:g} s per cell")
+    print(f"select_random_points P=10, {args.rows:,} rows ({args.distribution}), {os.cpu_count()} hardware threads, "
+          f"{args.seconds:g} s per cell, load average {os.getloadavg()[0]:.1f}")
     print(f"{'':22}" + "".join(f"{t:>8}" for t in threads))
     print(f"{'off (queries/s)':22}" + "".join(f"{cells[0, t]['queries_per_second']:>8.0f}" for t in threads))
     for s in (32, 64):
