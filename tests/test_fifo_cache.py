@@ -45,6 +45,14 @@ def test_frame_has_nopm_tpm_and_pool_columns(runs):
     assert row["tpm"] > row["nopm"] > 0
 
 
+def test_two_terminals_share_the_pool_and_stay_consistent():
+    result = fifo_cache.run("lru", 0.1, terminals=2, **SMALL)
+    assert result.consistent is True
+    assert result.config["terminals"] == 2
+    assert result.metrics["transactions"] >= SMALL["transactions"]
+    assert result.metrics["pool"]["misses"] > 0
+
+
 def test_bad_options_name_the_parameter():
     with pytest.raises(tpcc.ConfigError, match="^cache_policy: invalid choice 'arc'"):
         tpcc.run(stack="disk", cache_policy="arc", transactions=10, progress=False)
@@ -52,6 +60,10 @@ def test_bad_options_name_the_parameter():
         fifo_cache.run("lru", 0.0, transactions=10, progress=False)
     with pytest.raises(tpcc.ConfigError, match="^trace_path: only the disk stack"):
         tpcc.run(stack="bare", trace_path="/tmp/x", transactions=10, progress=False)
+    with pytest.raises(tpcc.ConfigError, match="^trace_path: a reference string is recorded by one terminal"):
+        fifo_cache.run("lru", 0.1, terminals=2, trace_path="/tmp/x", transactions=10, progress=False)
+    with pytest.raises(tpcc.ConfigError, match="^terminals: more than 1 needs"):
+        tpcc.run(stack="bare", terminals=2, transactions=10, progress=False)
     with pytest.raises(tpcc.ConfigError, match="^policy: invalid choice"):
         fifo_cache.simulate("belady", [1, 2], 1)
 

@@ -171,7 +171,7 @@ def build_parser() -> OneLineErrorParser:
         help="where a flushing log (step0, step1) writes its file (default: $TMPDIR or /tmp)")
     add("--terminals", type=_integer, default=1, metavar="T",
         help="concurrent terminals (OS threads), spread over the warehouses; more than 1 needs "
-             "--stack step0, step1 or step2")
+             "--stack step0, step1, step2 or disk")
     add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
     add("--no-progress", dest="progress", action="store_false", default=None,
         help="no progress line on stderr (default: shown when stderr is a terminal)")

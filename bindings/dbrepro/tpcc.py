@@ -42,7 +42,7 @@ PARAMETERS = (
     "terminals",
 )
 # Stacks that run more than one terminal: locking, latching and the main log.
-CONCURRENT_STACKS = ("step0", "step1", "step2")
+CONCURRENT_STACKS = ("step0", "step1", "step2", "disk")  # E5's disk stack has all three
 TERMINALS_MAX = 1024
 _U64_MAX = (1 << 64) - 1
 
@@ -189,6 +189,8 @@ def validate_config(
     if config["terminals"] > 1 and stack not in CONCURRENT_STACKS:
         raise ConfigError("terminals", "more than 1 needs a stack with locking, latching and the main log "
                           f"(allowed: {', '.join(CONCURRENT_STACKS)}), got stack {stack}")
+    if config["terminals"] > 1 and config["trace_path"]:
+        raise ConfigError("trace_path", "a reference string is recorded by one terminal only (terminals 1)")
     if config["terminals"] > 1 and meter != "none":
         raise ConfigError("meter", "per-phase counters need terminals 1 (allowed with more: none)")
     if not isinstance(check_consistency, bool):
@@ -341,7 +343,8 @@ def run(
                     libCacheSim's formats).
     terminals       concurrent terminals, each an OS thread with its own home
                     warehouse (1 + t mod warehouses) and random stream, no
-                    think time; more than 1 needs step0, step1 or step2.
+                    think time; more than 1 needs step0, step1, step2 or disk
+                    (and no trace_path).
                     Deadlock victims are rolled back and rerun ("retries").
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);

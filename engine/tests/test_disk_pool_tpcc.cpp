@@ -42,6 +42,32 @@ TEST(DiskPoolTpcc, TenPercentPoolReadsWritesAndStaysConsistent) {
   }
 }
 
+// Several terminals share the pool: the full mix at 10% stays consistent.
+TEST(DiskPoolTpcc, TerminalsAtTenPercentPoolStayConsistent) {
+  for (const char* policy : {"lru", "soqol"}) {
+    RunConfig c = disk_config(policy);
+    c.terminals = 4;
+    c.variant = Variant::kSpec;
+    c.mix = {45, 43, 4, 4, 4};
+    c.transactions = 2000;
+    const RunResult r = run(c);
+    u64 done = 0, retries = 0;
+    for (const auto& t : r.per_type) {
+      done += t.commits + t.aborts;
+      retries += t.retries;
+    }
+    EXPECT_EQ(done, r.transactions) << policy;
+    EXPECT_GE(r.transactions, 2000u) << policy;
+    // Deadlock victims that restart at once livelock (hundreds of thousands
+    // of retries, each leaving dead records); with the backoff a few dozen.
+    EXPECT_LT(retries, r.transactions) << policy;
+    EXPECT_GT(r.pool.misses, 0u) << policy;
+    ASSERT_FALSE(r.consistency.empty());
+    for (const auto& cc : r.consistency)
+      EXPECT_TRUE(cc.passed) << policy << " condition " << cc.condition << ": " << cc.detail;
+  }
+}
+
 TEST(DiskPoolTpcc, RecordedTraceReplaysToThePoolsCounts) {
   RunConfig c = disk_config("fifo");
   c.transactions = 500;
@@ -66,6 +92,10 @@ TEST(DiskPoolTpcc, BadOptionsNameTheParameter) {
   EXPECT_THROW(validate(c), std::invalid_argument);
   c = disk_config("lru");
   c.stack = "bare";
+  c.trace_path = "/tmp/x";
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = disk_config("lru");
+  c.terminals = 2;
   c.trace_path = "/tmp/x";
   EXPECT_THROW(validate(c), std::invalid_argument);
 }

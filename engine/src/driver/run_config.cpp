@@ -89,9 +89,13 @@ void validate(const RunConfig& c) {
   if (c.terminals < 1 || c.terminals > 1024)
     throw std::invalid_argument("terminals: must be in 1..1024, got " + std::to_string(c.terminals));
   if (c.terminals > 1) {
-    if (step < 0 || step > 2)
+    // E5's disk stack has all three (its log is never flushed).
+    const bool concurrent = c.stack == "disk" || (step >= 0 && step <= 2);
+    if (!concurrent)
       throw std::invalid_argument("terminals: more than 1 needs a stack with locking, latching and the main log "
-                                  "(allowed: step0, step1, step2), got stack " + c.stack);
+                                  "(allowed: step0, step1, step2, disk), got stack " + c.stack);
+    if (!c.trace_path.empty())
+      throw std::invalid_argument("trace_path: a reference string is recorded by one terminal only (terminals 1)");
     if (c.meter != "none")
       throw std::invalid_argument("meter: per-phase counters need terminals 1 (allowed with more: none)");
   }

@@ -3,7 +3,8 @@
 // (transaction context), its own random stream and a fixed home warehouse
 // (terminal t of T gets warehouse 1 + t mod W), no keying or think time.
 // A transaction picked as a deadlock victim (its lock wait timed out) is
-// rolled back and run again with the same input; the retries are counted.
+// rolled back and, after a random pause (retry_backoff.hpp), run again with
+// the same input; the retries are counted.
 #include <time.h>
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "driver/retry_backoff.hpp"
 #include "driver/run_result.hpp"
 #include "driver/terminal_gate.hpp"
 #include "lock/lock_manager.hpp"
@@ -61,6 +63,7 @@ std::array<TxnStats, kTxnTypeCount> run_terminals(E& engine, const RunConfig& co
       db.warehouses = config.warehouses;
       db.clock = terminal_clock_base(run_id, t);
       Random rng(terminal_seed(config.seed, t));
+      RetryBackoff backoff(terminal_seed(config.seed, t) ^ 0xBAC0FFull);
       const u32 home_w = 1 + t % config.warehouses;
       const MixChooser chooser(config.mix);
       auto& tally = tallies[t];
@@ -73,13 +76,14 @@ std::array<TxnStats, kTxnTypeCount> run_terminals(E& engine, const RunConfig& co
         const auto t0 = std::chrono::steady_clock::now();
         const bool committed =
             run_transaction(db, type, rng, config, home_w, constants, [&](auto&& transaction) {
-              for (;;) {
+              for (u32 attempt = 1;; ++attempt) {
                 stamp = db.clock;
                 try {
                   return transaction();
                 } catch (const LockTimeout&) {
-                  session.abort();  // roll back, release the locks, run it again
+                  session.abort();  // roll back, release the locks, let the other finish, run it again
                   ++stats.retries;
+                  backoff.pause(attempt);
                 }
               }
             });
