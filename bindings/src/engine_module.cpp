@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "module_common.hpp"
 #include "driver/build_info.hpp"
 #include "driver/result_json.hpp"
 #include "driver/run.hpp"
@@ -24,13 +25,7 @@ py::object parse_json(const std::string& text) { return py::module_::import("jso
 
 // Integers arrive as i64 so that a negative value is a ValueError naming the
 // parameter, not a pybind11 TypeError.
-template <class T>
-T non_negative(const char* name, i64 value) {
-  if (value < 0 || static_cast<u64>(value) > std::numeric_limits<T>::max())
-    throw std::invalid_argument(std::string(name) + ": must be in 0.." + std::to_string(std::numeric_limits<T>::max()) +
-                                ", got " + std::to_string(value));
-  return static_cast<T>(value);
-}
+using bindings::in_range;
 
 py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std::map<std::string, double>& mix,
                     const std::string& variant, i64 seed, const std::string& stack, i64 page_size,
@@ -39,19 +34,19 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
                     double pool_fraction, const std::string& data_dir, bool o_direct, const std::string& trace_path,
                     const std::string& trace_format, i64 terminals, const py::object& progress) {
   tpcc::RunConfig config;
-  config.warehouses = non_negative<u32>("warehouses", warehouses);
-  config.transactions = non_negative<u64>("transactions", transactions);
+  config.warehouses = in_range<u32>("warehouses", warehouses);
+  config.transactions = in_range<u64>("transactions", transactions);
   config.seconds = seconds;
   config.mix.fill(0.0);
   for (const auto& [name, weight] : mix) config.mix[static_cast<int>(tpcc::parse_txn_type(name))] = weight;
   config.variant = tpcc::parse_variant(variant);
-  config.seed = non_negative<u64>("seed", seed);
+  config.seed = in_range<u64>("seed", seed);
   config.stack = stack;
-  config.page_size = non_negative<u32>("page_size", page_size);
+  config.page_size = in_range<u32>("page_size", page_size);
   config.key_compare = key_compare;
   config.meter = meter;
   config.log_dir = log_dir;
-  config.progress_every = non_negative<u64>("progress_every", progress_every);
+  config.progress_every = in_range<u64>("progress_every", progress_every);
   config.check_consistency = check_consistency;
   config.cache_policy = cache_policy;  // E5 (stack "disk")
   config.pool_fraction = pool_fraction;
@@ -59,25 +54,12 @@ py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std:
   config.o_direct = o_direct;
   config.trace_path = trace_path;
   config.trace_format = trace_format;
-  config.terminals = non_negative<u32>("terminals", terminals);
+  config.terminals = in_range<u32>("terminals", terminals);
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
-  // At each progress tick: take the GIL, let Python handle signals (Ctrl-C),
-  // call the user's callback; a pending exception stops the run cleanly.
+  // Ctrl-C and the user's callback at each progress tick (module_common.hpp).
   std::optional<py::error_already_set> pending;
-  tpcc::ProgressFn tick = [&](u64 done, u64 total) {
-    py::gil_scoped_acquire gil;
-    try {
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      // Only an explicit False stops the run: a callback that prints and
-      // returns None keeps it going.
-      if (!progress.is_none()) return progress(done, total).ptr() != Py_False;
-      return true;
-    } catch (py::error_already_set& e) {
-      pending.emplace(std::move(e));
-      return false;
-    }
-  };
+  tpcc::ProgressFn tick = bindings::python_tick(progress, pending);
 
   tpcc::RunResult result;
   {
