@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "btree/node.hpp"
+#include "common/temp_file.hpp"
 #include "log/write_ahead_log.hpp"
 #include "storage/slotted_page.hpp"
 
@@ -29,13 +30,7 @@ namespace {
 
 // A fresh path in $TMPDIR (or /tmp), removed afterwards.
 struct TempPath {
-  TempPath() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/dbrepro-test-wal-XXXXXX";
-    const int fd = ::mkstemp(pattern.data());
-    if (fd >= 0) ::close(fd);
-    path = pattern;
-  }
+  TempPath() : path(make_temp_file(temp_base(), "dbrepro-test-wal-")) {}
   ~TempPath() { ::unlink(path.c_str()); }
   std::string path;
 };

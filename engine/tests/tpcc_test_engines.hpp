@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/temp_file.hpp"
 #include "kernel/mem_engine.hpp"
 #include "stack/engine.hpp"
 
@@ -18,13 +19,7 @@ constexpr bool kHasCatalog = requires(E& e) { e.catalog(); };
 
 // A log file for a stack whose log flushes at commit, removed afterwards.
 struct TempLog {
-  TempLog() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/dbrepro-test-log-XXXXXX";
-    const int fd = ::mkstemp(pattern.data());
-    if (fd >= 0) ::close(fd);
-    path = pattern;
-  }
+  TempLog() : path(make_temp_file(temp_base(), "dbrepro-test-log-")) {}
   ~TempLog() { ::unlink(path.c_str()); }
   std::string path;
 };

@@ -1,5 +1,7 @@
 #include "buffer/disk_file.hpp"
 
+#include "common/temp_file.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,15 +21,10 @@ namespace {
 }  // namespace
 
 DiskFile::DiskFile(const std::string& directory, u32 page_size, bool want_direct) : page_size_(page_size) {
-  std::string base = directory;
-  if (base.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    base = tmp && *tmp ? tmp : "/tmp";
-  }
-  std::string pattern = base + "/dbrepro-db-XXXXXX";
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0) throw std::invalid_argument("data_dir: cannot create a database file in '" + base + "'");
-  path_ = pattern;
+  const std::string base = temp_base(directory);
+  int fd = -1;
+  path_ = make_temp_file(base, "dbrepro-db-", &fd);
+  if (path_.empty()) throw std::invalid_argument("data_dir: cannot create a database file in '" + base + "'");
   if (want_direct) {
     // Re-open with O_DIRECT; tmpfs and some overlay filesystems refuse it.
     fd_ = ::open(path_.c_str(), O_RDWR | O_DIRECT);

@@ -12,6 +12,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/temp_file.hpp"
 #include "driver/run.hpp"
 #include "kernel/mem_engine.hpp"
 #include "measure/callgrind_marks.hpp"
@@ -43,16 +44,9 @@ inline double thread_cpu_seconds() {
 class LogFile {
  public:
   explicit LogFile(const std::string& dir) {
-    std::string base = dir;
-    if (base.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      base = tmp && *tmp ? tmp : "/tmp";
-    }
-    std::string pattern = base + "/dbrepro-log-XXXXXX";
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0) throw std::invalid_argument("log_dir: cannot create a log file in '" + base + "'");
-    ::close(fd);
-    path_ = pattern;
+    const std::string base = temp_base(dir);
+    path_ = make_temp_file(base, "dbrepro-log-");
+    if (path_.empty()) throw std::invalid_argument("log_dir: cannot create a log file in '" + base + "'");
   }
   ~LogFile() { ::unlink(path_.c_str()); }
   const std::string& path() const { return path_; }
