@@ -196,3 +196,13 @@ def test_bad_criteria_are_refused(cc, tmp_path):
     path.write_text(yaml.safe_dump(spec))
     with pytest.raises(ValueError, match="band"):
         cc.load_criteria(path)
+
+
+def test_theirs_is_filled_from_the_paper_values(cc):
+    paper = {"a": {20: 399.1, "b": [{"tps": 12700}]}}
+    assert cc.resolve_theirs("{a.20} s, {a.b.0.tps:,} tps", paper) == "399.1 s, 12,700 tps"
+    with pytest.raises(KeyError, match="nope"):
+        cc.resolve_theirs("{a.nope}", paper)
+    # Every criteria file's placeholders resolve (load_criteria fills them) and leave no brace behind.
+    for study in STUDIES:
+        assert all("{" not in c.theirs for c in cc.load_criteria(study).claims.values()), study

@@ -16,6 +16,7 @@ The criteria live only in the yaml; a script computes the quantity.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -88,12 +89,42 @@ class Criteria:
         return self.claims[claim_id]
 
 
+REPO = Path(__file__).resolve().parents[2]
+PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)(:[^}]*)?\}")
+
+
+def paper_value(paper: dict, dotted: str):
+    """A number of the paper-values file by its dotted path (list items and integer keys by number)."""
+    node = paper
+    for part in dotted.split("."):
+        if isinstance(node, list):
+            node = node[int(part)]
+        elif part in node:
+            node = node[part]
+        elif part.lstrip("-").isdigit() and int(part) in node:
+            node = node[int(part)]
+        else:
+            raise KeyError(f"{dotted}: no {part!r} in the paper-values file")
+    return node
+
+
+def resolve_theirs(template: str, paper: dict) -> str:
+    """`theirs` with each {dotted.path[:format]} replaced by that number of the paper-values file,
+    so the original's numbers are written once, there."""
+    def value(match):
+        found = paper_value(paper, match.group(1))
+        return format(found, match.group(2)[1:]) if match.group(2) else str(found)
+
+    return PLACEHOLDER.sub(value, template)
+
+
 def load_criteria(path_or_study) -> Criteria:
     """A study's criteria file (a path, or a study name under workflows/claims/), checked."""
     path = Path(path_or_study)
     if not path.suffix:
         path = criteria_path(str(path_or_study))
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    paper = yaml.safe_load((REPO / data["paper_values"]).read_text(encoding="utf-8"))
     claims: dict[str, Criterion] = {}
     for spec in data["claims"]:
         missing = [name for name in REQUIRED_FIELDS if name not in spec]
@@ -107,6 +138,7 @@ def load_criteria(path_or_study) -> Criteria:
                 raise ValueError(f"{path}: timed claim {spec['id']} needs an effect and min_repeats >= 5")
         elif spec["kind"] != "count":
             raise ValueError(f"{path}: claim {spec['id']}: kind {spec['kind']!r} is neither count nor timed")
+        spec = {**spec, "theirs": resolve_theirs(str(spec["theirs"]), paper)}
         claims[spec["id"]] = Criterion(spec)
     return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims)
 
