@@ -32,7 +32,7 @@ def test_dry_run_is_clean(python, repo, tmp_path, name):
 def test_default_config_is_the_quick_profile(python, repo, tmp_path):
     done = snakemake(python, repo, tmp_path, "-n")
     assert done.returncode == 0, done.stderr
-    assert re.search(r"^tpcc_run\s+18$", done.stdout + done.stderr, re.MULTILINE)  # 3 x 2 x 3
+    assert re.search(r"^tpcc_run\s+30$", done.stdout + done.stderr, re.MULTILINE)  # 5 x 2 x 3
 
 
 def test_timed_runs_are_interleaved(python, repo, tmp_path):
