@@ -7,7 +7,6 @@ copy of this file (reference/summary-<profile>.md) instead of quoting numbers.
 Run by Snakemake (rule summary), or by hand:
     python workflows/scripts/summary.py RESULTS_DIR PROFILE OUT.md OUT.html
 """
-from __future__ import annotations
 
 import html
 import math
