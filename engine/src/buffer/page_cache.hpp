@@ -10,7 +10,7 @@
 //       key cache's segments (P = 1 is "segments off"), each with its own
 //       mutex, its own frames and its own midpoint-LRU list; a block goes to
 //       segment (file + block) mod P, as MariaDB.
-//   E3 (OpenEdge's buffer pool)  openedge/buffer_pool.hpp: buckets hashed from
+//   E3 (OpenEdge's buffer pool)  openedge/pool.hpp: buckets hashed from
 //       the page, bucket b guarded by latch b mod L (the latch factor or a
 //       fixed count chooses L), exclusive spin-and-nap latches, one clock
 //       over all frames; frames re-fixed optimistically by version.
