@@ -43,7 +43,7 @@ py::dict run_dict(const StepRun& run) {
 }
 
 py::dict ladder(i64 rows, i64 fanout, i64 seed, i64 servers, i64 users, i64 max_clients, i64 passes, i64 prefetch,
-                i64 fixed_latches, i64 latch_factor, i64 bucket_percent, i64 spin, i64 nap, i64 napmax, i64 message_delay_us, bool client_processes, i64 repeats,
+                i64 fixed_latches, i64 latch_factor, i64 bucket_percent, i64 spin, i64 nap, i64 napmax, i64 message_delay_us, bool client_processes, const std::string& workload, i64 repeats,
                 const std::vector<i64>& steps, const std::string& address, const py::object& progress) {
   LadderConfig config;
   config.database.rows = in_range<u64>("rows", rows);
@@ -62,6 +62,12 @@ py::dict ladder(i64 rows, i64 fanout, i64 seed, i64 servers, i64 users, i64 max_
   config.spin_nap.napmax_ms = in_range<u32>("napmax", napmax);
   config.message_delay_us = in_range<u32>("message_delay_us", message_delay_us);
   config.client_processes = client_processes;
+  if (workload == "join")
+    config.workload = LadderConfig::Workload::kJoin;
+  else if (workload == "scan")
+    config.workload = LadderConfig::Workload::kScan;
+  else
+    throw std::invalid_argument("workload: must be 'join' or 'scan', got '" + workload + "'");
   config.repeats = in_range<u32>("repeats", repeats);
   config.steps.clear();
   for (i64 s : steps) config.steps.push_back(in_range<u32>("steps", s));
@@ -103,7 +109,8 @@ void register_openedge(py::module_& m) {
         py::arg("servers") = 1, py::arg("users") = 20, py::arg("max_clients") = 20, py::arg("passes") = 1,
         py::arg("prefetch") = 100, py::arg("fixed_latches") = 1024, py::arg("latch_factor") = 100,
         py::arg("bucket_percent") = 25, py::arg("spin") = 25000, py::arg("nap") = 1, py::arg("napmax") = 24,
-        py::arg("message_delay_us") = 0, py::arg("client_processes") = true, py::arg("repeats") = 1, py::arg("steps") = std::vector<i64>{0, 1, 2, 3}, py::arg("address") = "127.0.0.1",
+        py::arg("message_delay_us") = 0, py::arg("client_processes") = true,
+        py::arg("workload") = "join", py::arg("repeats") = 1, py::arg("steps") = std::vector<i64>{0, 1, 2, 3}, py::arg("address") = "127.0.0.1",
         py::arg("progress") = py::none(),
         "E3: build Table1..Table7, then run the 7-table join for every user at each ladder step "
         "(interleaved, repeated) against servers on loopback TCP; per-run times, wire and access counters.");

@@ -48,6 +48,10 @@ struct LadderConfig {
   SpinNapParams spin_nap;  // the BHT latches' -spin, -nap, -napmax (every step)
   u32 message_delay_us = 0;  // latency added to every client request (0: loopback as it is)
   bool client_processes = true;  // users in client processes of their own (the article's), else threads
+  // What each user runs over its share of Table1: the 7-table join, or only
+  // its first level, an index scan of Table1 that stays in one index block
+  // for up to a block's worth of records (where optimistic access saves most).
+  enum class Workload : u8 { kJoin, kScan } workload = Workload::kJoin;
   u32 repeats = 1;
   std::vector<u32> steps{0, 1, 2, 3};
   std::string address = "127.0.0.1";
