@@ -82,6 +82,7 @@ rule key_cache_run:
         division=KC["division_limit"],
         age=KC["age_threshold"],
         replacement=KC["replacement"],
+        latch=KC["latch"],
         seed=KC["seed"],
     threads: TIMED_THREADS
     resources:
@@ -90,7 +91,8 @@ rule key_cache_run:
         "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {wildcards.segments}"
         " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
         " --seconds {params.seconds} --buffer-bytes {params.buffer} --division-limit {params.division}"
-        " --age-threshold {params.age} --replacement {params.replacement} --seed {params.seed}"
+        " --age-threshold {params.age} --replacement {params.replacement} --latch {params.latch}"
+        " --seed {params.seed}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 

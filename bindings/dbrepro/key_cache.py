@@ -6,7 +6,10 @@ sbtest table whose index blocks are read through a key cache of N segments.
     >>> result.to_frame()      # one row per (threads, points) cell: queries/s, latency, mutex waits
 
 `segments=0` is the classic cache (one mutex); N splits it as MariaDB 5.2 does,
-block -> segment (file + position / block_size) mod N. The table lives in a
+block -> segment (file + position / block_size) mod N. Each segment's mutex is
+MariaDB's adaptive one by default (`latch="adaptive"`; "futex" and "spin" are
+the alternatives, `latches()` lists them); the cache is the engine's one page
+cache, and its index the engine's one B-tree. The table lives in a
 directory (`table_dir`, sbtest.MYD + sbtest.MYI), built once by
 `build_table` and reused by every run; `run` without one builds a temporary table.
 
@@ -83,6 +86,13 @@ def table_info(table_dir: str | os.PathLike) -> dict[str, Any]:
         raise ConfigError("table_dir", f"{str(table_dir)!r} holds no readable sbtest table ({reason}); rebuild it") from None
 
 
+def latches() -> list[str]:
+    """The segment mutexes a run can choose (the engine's list), MariaDB's first."""
+    from . import _engine
+
+    return list(_engine.key_cache_latches())
+
+
 def validate_config(**config: Any) -> dict[str, Any]:
     """The run's config, checked; ConfigError names the first bad parameter."""
     return {
@@ -95,6 +105,7 @@ def validate_config(**config: Any) -> dict[str, Any]:
         "division_limit": _integer("division_limit", config["division_limit"], minimum=1, maximum=100),
         "age_threshold": _integer("age_threshold", config["age_threshold"], minimum=100),
         "replacement": _choice_replacement(config["replacement"]),
+        "latch": _choice_latch(config["latch"]),
         "seed": _integer("seed", config["seed"], minimum=0),
     }
 
@@ -102,6 +113,13 @@ def validate_config(**config: Any) -> dict[str, Any]:
 def _choice_replacement(value: Any) -> str:
     if value not in REPLACEMENTS:
         raise ConfigError("replacement", f"invalid choice {value!r} (allowed: {', '.join(REPLACEMENTS)})")
+    return value
+
+
+def _choice_latch(value: Any) -> str:
+    allowed = latches()
+    if value not in allowed:
+        raise ConfigError("latch", f"invalid choice {value!r} (allowed: {', '.join(allowed)})")
     return value
 
 
@@ -118,6 +136,7 @@ def run(
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",
+    latch: str = "adaptive",
     seed: int = 1,
 ) -> RunResult:
     """Run every (threads, points) cell against one key-cache configuration.
@@ -129,7 +148,7 @@ def run(
     config = validate_config(
         segments=segments, threads=list(threads), points=list(points), seconds=seconds,
         warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, division_limit=division_limit,
-        age_threshold=age_threshold, replacement=replacement, seed=seed,
+        age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
     )
     if table_dir is None:
         with tempfile.TemporaryDirectory(prefix="dbrepro_sbtest_") as tmp:
@@ -183,6 +202,7 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "block_size": config["block_size"],
             "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
             "replacement": config["replacement"],
+            "latch": config.get("latch", "futex"),  # records before it was recorded: std::mutex, a futex
             "seconds_limit": config["seconds"],
             **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
             "buffer_bytes": metrics["cache"]["buffer_bytes"],
@@ -243,6 +263,10 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--division-limit", type=int, default=100)
     runner.add_argument("--age-threshold", type=int, default=300)
     runner.add_argument("--replacement", default="midpoint")
+    runner.add_argument(
+        "--latch", default="adaptive",
+        help="the segment mutex: adaptive (MariaDB's MY_MUTEX_INIT_FAST, the default), futex or spin",
+    )
     runner.add_argument("--seed", type=int, default=1)
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     return parser
@@ -270,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             table_dir=args.table_dir, segments=args.segments, threads=args.threads, points=args.points,
             seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
             division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
-            seed=args.seed,
+            latch=args.latch, seed=args.seed,
         )
     except ConfigError as error:
         print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)

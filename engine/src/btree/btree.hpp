@@ -103,6 +103,14 @@ class BTree {
     height_ = 1;
   }
 
+  // A tree already on its pages (written by bulk_load, btree/bulk_load.hpp).
+  BTree(Pages& pages, KeyLayout layout, PageId root, int height, u64 size)
+      : pages_(&pages), layout_(layout), capacity_(Node::capacity_for(pages.page_size())) {
+    root_.store(root);
+    height_ = height;
+    size_ = size;
+  }
+
   const KeyLayout& layout() const { return layout_; }
   PageId root() const { return root_.load(std::memory_order_acquire); }
   int height() const { return height_.load(std::memory_order_relaxed); }

@@ -1,10 +1,12 @@
 #pragma once
 // E2's timed runs: select_random_points on T real OS threads against one
 // key-cache configuration, for each (threads, points) cell: a warm-up, then a
-// timed run measuring queries/s, latency percentiles and the cache's counters.
+// timed window measuring the queries completed inside it (queries/s),
+// latency percentiles and the cache's counters.
 #include <string>
 #include <vector>
 
+#include "buffer/cache_stats.hpp"
 #include "common/types.hpp"
 #include "keycache/key_cache.hpp"
 
@@ -17,6 +19,7 @@ struct KeyCacheRunConfig {
   u32 division_limit = 100;
   u32 age_threshold = 300;
   keycache::Replacement replacement = keycache::Replacement::kMidpoint;
+  std::string latch = "adaptive";  // the segment mutex: adaptive (MariaDB's), futex or spin
   std::vector<u32> threads{1};
   std::vector<u32> points{10};
   double warmup_seconds = 0.2;
@@ -33,7 +36,7 @@ struct KeyCacheCell {
   double cpu_seconds = 0;  // process CPU time over the timed run
   double queries_per_second = 0;
   double latency_us_p50 = 0, latency_us_p95 = 0, latency_us_p99 = 0, latency_us_max = 0;
-  keycache::KeyCacheCounters counters;  // timed run only
+  CacheStats counters;  // timed window only
 };
 
 struct KeyCacheRunResult {
@@ -43,6 +46,7 @@ struct KeyCacheRunResult {
   u64 buffer_bytes = 0;
   u32 segment_count = 0;
   u32 blocks_per_segment = 0;
+  std::string latch;
   std::vector<KeyCacheCell> cells;
 };
 
