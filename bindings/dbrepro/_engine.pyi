@@ -63,6 +63,7 @@ def key_cache_run(
     table_dir: str,
     segments: int = 0,
     buffer_bytes: int = 0,
+    index_fraction: float = 1.0,
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from . import provenance
 from .result import RunResult
-from .tpcc import ConfigError, _integer, _number
+from .tpcc import ConfigError, _choice, _integer, _number
 
 KIND = "key_cache"
 REPLACEMENTS = ("midpoint", "lru")
@@ -102,24 +102,25 @@ def validate_config(**config: Any) -> dict[str, Any]:
         "seconds": _number("seconds", config["seconds"], minimum=1e-3),
         "warmup_seconds": _number("warmup_seconds", config["warmup_seconds"], minimum=0.0),
         "buffer_bytes": _integer("buffer_bytes", config["buffer_bytes"], minimum=0),
+        "index_fraction": _fraction("index_fraction", config["index_fraction"]),
         "division_limit": _integer("division_limit", config["division_limit"], minimum=1, maximum=100),
         "age_threshold": _integer("age_threshold", config["age_threshold"], minimum=100),
         "replacement": _choice_replacement(config["replacement"]),
-        "latch": _choice_latch(config["latch"]),
+        "latch": _choice("latch", config["latch"], tuple(latches())),
         "seed": _integer("seed", config["seed"], minimum=0),
     }
+
+
+def _fraction(name: str, value: Any) -> float:
+    value = _number(name, value, minimum=1e-3)
+    if value > 1:
+        raise ConfigError(name, f"must be in (0, 1] (1: the whole index fits), got {value!r}")
+    return value
 
 
 def _choice_replacement(value: Any) -> str:
     if value not in REPLACEMENTS:
         raise ConfigError("replacement", f"invalid choice {value!r} (allowed: {', '.join(REPLACEMENTS)})")
-    return value
-
-
-def _choice_latch(value: Any) -> str:
-    allowed = latches()
-    if value not in allowed:
-        raise ConfigError("latch", f"invalid choice {value!r} (allowed: {', '.join(allowed)})")
     return value
 
 
@@ -133,6 +134,7 @@ def run(
     seconds: float = 0.5,
     warmup_seconds: float = 0.2,
     buffer_bytes: int = 0,
+    index_fraction: float = 1.0,
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",
@@ -141,13 +143,16 @@ def run(
 ) -> RunResult:
     """Run every (threads, points) cell against one key-cache configuration.
 
-    `buffer_bytes=0` sizes the key buffer to hold the whole index (as the
-    article's 512 MB buffer held its 313 MB index). Without `table_dir`, a
+    `buffer_bytes=0` sizes the key buffer from `index_fraction`: 1 holds the
+    whole index (as the article's 512 MB buffer held its 313 MB index), 0.5
+    or 0.25 that share of it, so that queries miss and read the index file
+    (with the segment mutex released, as MyISAM). Without `table_dir`, a
     table of `rows` rows is built in a temporary directory and removed after.
     """
     config = validate_config(
         segments=segments, threads=list(threads), points=list(points), seconds=seconds,
-        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, division_limit=division_limit,
+        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, index_fraction=index_fraction,
+        division_limit=division_limit,
         age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
     )
     if table_dir is None:
@@ -203,6 +208,7 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
             "replacement": config["replacement"],
             "latch": config.get("latch", "futex"),  # records before it was recorded: std::mutex, a futex
+            "index_fraction": config.get("index_fraction", 1.0),
             "seconds_limit": config["seconds"],
             **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
             "buffer_bytes": metrics["cache"]["buffer_bytes"],
@@ -260,6 +266,10 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--seconds", type=float, default=0.5)
     runner.add_argument("--warmup-seconds", type=float, default=0.2)
     runner.add_argument("--buffer-bytes", type=int, default=0)
+    runner.add_argument(
+        "--index-fraction", type=float, default=1.0,
+        help="with --buffer-bytes 0: the key buffer as a share of the index (1 = it fits; 0.5, 0.25: misses)",
+    )
     runner.add_argument("--division-limit", type=int, default=100)
     runner.add_argument("--age-threshold", type=int, default=300)
     runner.add_argument("--replacement", default="midpoint")
@@ -293,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run(
             table_dir=args.table_dir, segments=args.segments, threads=args.threads, points=args.points,
             seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
+            index_fraction=args.index_fraction,
             division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
             latch=args.latch, seed=args.seed,
         )

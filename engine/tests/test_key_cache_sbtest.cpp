@@ -220,10 +220,27 @@ TEST(KeyCacheRun, MeasuresEveryCell) {
     EXPECT_GT(cell.queries, 0u);
     EXPECT_GT(cell.queries_per_second, 0.0);
     EXPECT_GT(cell.counters.hits, 0u);
+    EXPECT_GT(cell.holds.acquisitions, 0u);  // read while the threads stop: not a consistent cut with the hits
     EXPECT_LE(cell.latency_us_p50, cell.latency_us_p99);
   }
   EXPECT_EQ(result.segment_count, 4u);
   EXPECT_EQ(result.latch, "adaptive");  // MariaDB's cache_lock, the default
+}
+
+// A key buffer of a quarter of the index: queries miss and read the file.
+TEST(KeyCacheRun, ASmallerCacheMissesThroughTheFile) {
+  TempTable t(3000, KeyDistribution::kUniform);
+  keycache_driver::KeyCacheRunConfig config;
+  config.table_dir = t.dir;
+  config.segments = 2;
+  config.index_fraction = 0.25;
+  config.warmup_seconds = 0.02;
+  config.seconds = 0.1;
+  const auto result = keycache_driver::run_key_cache(config);
+  EXPECT_EQ(result.buffer_bytes, u64{t.meta.index_blocks} / 4 * 1024);
+  const auto& cell = result.cells.at(0);
+  EXPECT_GT(cell.counters.misses, 0u);
+  EXPECT_EQ(cell.counters.reads + cell.counters.read_arounds, cell.counters.misses);
 }
 
 TEST(KeyCacheRun, RejectsBadConfig) {
@@ -233,5 +250,8 @@ TEST(KeyCacheRun, RejectsBadConfig) {
   EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
   config.threads = {1};
   config.latch = "ticket";
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.latch = "adaptive";
+  config.index_fraction = 1.5;
   EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
 }

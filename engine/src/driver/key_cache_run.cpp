@@ -1,7 +1,10 @@
 #include "driver/key_cache_run.hpp"
 
+#include <sys/resource.h>
+
 #include <ctime>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -19,6 +22,12 @@ double process_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+rusage process_usage() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage;
 }
 
 // One phase of a cell: every thread runs queries until `stop`; returns when all have.
@@ -59,11 +68,14 @@ KeyCacheCell run_cell(const sysbench::SbtestTable& table, Cache& cache, const Ke
   std::this_thread::sleep_for(std::chrono::duration<double>(config.warmup_seconds));
   cache.reset_counters();
   const double cpu_before = process_cpu_seconds();
+  const rusage usage_before = process_usage();
   const auto start = Clock::now();
   phase.store(1);
   std::this_thread::sleep_for(std::chrono::duration<double>(config.seconds));
   phase.store(2);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  const rusage usage_after = process_usage();
+  const keycache::HoldStats holds = cache.hold_stats();
   const auto counters = cache.counters();
   for (auto& thread : pool) thread.join();
 
@@ -84,6 +96,9 @@ KeyCacheCell run_cell(const sysbench::SbtestTable& table, Cache& cache, const Ke
   cell.latency_us_p99 = all.quantile(0.99) / 1e3;
   cell.latency_us_max = static_cast<double>(all.max()) / 1e3;
   cell.counters = counters;
+  cell.holds = holds;
+  cell.involuntary_switches = static_cast<u64>(usage_after.ru_nivcsw - usage_before.ru_nivcsw);
+  cell.voluntary_switches = static_cast<u64>(usage_after.ru_nvcsw - usage_before.ru_nvcsw);
   return cell;
 }
 }  // namespace
@@ -98,6 +113,8 @@ void validate(const KeyCacheRunConfig& config) {
     if (p < 1 || p > 10000) throw std::invalid_argument("points: each must be in 1..10000, got " + std::to_string(p));
   if (!(config.seconds > 0)) throw std::invalid_argument("seconds: must be > 0");
   if (!(config.warmup_seconds >= 0)) throw std::invalid_argument("warmup_seconds: must be >= 0");
+  if (!(config.index_fraction > 0 && config.index_fraction <= 1))
+    throw std::invalid_argument("index_fraction: must be in (0, 1]");
   keycache::with_latch(config.latch, [](auto) {});  // names the choices if it is none of them
 }
 
@@ -110,11 +127,15 @@ KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
   cache_config.division_limit = config.division_limit;
   cache_config.age_threshold = config.age_threshold;
   cache_config.replacement = config.replacement;
-  // Auto size: the whole index plus slack for the uneven spread over segments.
+  // Auto size: the whole index plus slack for the uneven spread over
+  // segments, or a share of the index (at least 8 blocks per segment).
   const u64 segments = config.segments == 0 ? 1 : config.segments;
-  cache_config.buffer_bytes = config.buffer_bytes != 0
-                                  ? config.buffer_bytes
-                                  : (u64{table.meta().index_blocks} * 5 / 4 + 16 * segments) * table.meta().block_size;
+  const u64 index_blocks = table.meta().index_blocks;
+  const u64 blocks = config.index_fraction >= 1
+                         ? index_blocks * 5 / 4 + 16 * segments
+                         : std::max<u64>(8 * segments, static_cast<u64>(static_cast<double>(index_blocks) *
+                                                                        config.index_fraction));
+  cache_config.buffer_bytes = config.buffer_bytes != 0 ? config.buffer_bytes : blocks * table.meta().block_size;
   return keycache::with_latch(config.latch, [&]<class Latch>(std::type_identity<Latch>) {
     keycache::KeyCache<Latch> cache(cache_config);
     cache.attach(sysbench::SbtestTable::kIndexFileId, table.index_file());

@@ -15,7 +15,11 @@ namespace dbrepro::keycache_driver {
 struct KeyCacheRunConfig {
   std::string table_dir;
   u32 segments = 0;
-  u64 buffer_bytes = 0;  // 0 = large enough for the whole index (the article's 512 MB for 313 MB)
+  u64 buffer_bytes = 0;  // 0 = sized from index_fraction
+  // With buffer_bytes = 0: 1 = the whole index fits (the article's 512 MB
+  // for 313 MB; sized with slack for the uneven spread over segments); below
+  // 1, that share of the index, so that queries miss and read the file.
+  double index_fraction = 1.0;
   u32 division_limit = 100;
   u32 age_threshold = 300;
   keycache::Replacement replacement = keycache::Replacement::kMidpoint;
@@ -37,6 +41,9 @@ struct KeyCacheCell {
   double queries_per_second = 0;
   double latency_us_p50 = 0, latency_us_p95 = 0, latency_us_p99 = 0, latency_us_max = 0;
   CacheStats counters;  // timed window only
+  keycache::HoldStats holds;       // the segment mutexes' holding, timed window only
+  u64 involuntary_switches = 0;    // the process's, over the timed window (getrusage)
+  u64 voluntary_switches = 0;
 };
 
 struct KeyCacheRunResult {

@@ -17,7 +17,8 @@
 //     and other readers of that block wait until it is in (inflight_waits);
 //     with every block in use it reads around the cache.
 // Counters (hits, misses, mutex waits and time waiting, ...) are the page
-// cache's CacheStats.
+// cache's CacheStats; the time each segment mutex is held, and the holds in
+// which the holder lost its CPU, are its TimedLatch's (keycache/timed_latch.hpp).
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,7 @@
 #include "cache/midpoint_lru.hpp"
 #include "common/types.hpp"
 #include "keycache/block_file.hpp"
+#include "keycache/timed_latch.hpp"
 #include "latch/blocking_latches.hpp"
 #include "latch/latch.hpp"
 
@@ -84,7 +86,7 @@ struct SpinMutex : SpinLatch {
 // The page cache's configuration; Backing is the file (a test may gate its reads).
 template <class Latch, class Backing_ = FileBacking>
 struct KeyCacheConfigOf {
-  using PartitionLatch = Latch;
+  using PartitionLatch = TimedLatch<Latch>;
   using ReplacementLatch = NullMutex;  // replacement is per segment, under its mutex
   using FrameLatch = NullRwLatch;      // MyISAM reads a pinned block without a block latch
   using Replacement = cache::MidpointLru;
@@ -117,7 +119,16 @@ class KeyCache {
     for (u32 p = 0; p < pages_.partition_count(); ++p) all.push_back(pages_.partition_stats(p));
     return all;
   }
-  void reset_counters() { pages_.reset_stats(); }
+  void reset_counters() {
+    pages_.reset_stats();
+    for (u32 p = 0; p < pages_.partition_count(); ++p) pages_.partition_latch(p).reset();
+  }
+  // How long the segment mutexes were held, summed over segments.
+  HoldStats hold_stats() {
+    HoldStats sum;
+    for (u32 p = 0; p < pages_.partition_count(); ++p) sum += pages_.partition_latch(p).stats();
+    return sum;
+  }
   u32 segment_of(u32 file_id, u64 block) const { return pages_.partition_of(block_key(file_id, block)); }
   u32 segment_count() const { return pages_.partition_count(); }
   u32 blocks_per_segment() const { return pages_.frame_count() / pages_.partition_count(); }
