@@ -107,6 +107,7 @@ rule quantum_claims:
     input:
         runs=table_path(QT_STUDY, "runs"),
         paper=QT_PAPER,
+        criteria=claims_criteria(QT_STUDY),
     output:
         csv=table_path(QT_STUDY, "claims"),
         md=f"results/tables/{QT_STUDY}/claims.md",
