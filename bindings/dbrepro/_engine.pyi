@@ -52,6 +52,9 @@ def key_cache_build_table(
 ) -> dict[str, Any]:
     """Write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory."""
 
+def key_cache_latches() -> list[str]:
+    """The segment mutexes a run can choose, MariaDB's (adaptive) first."""
+
 def key_cache_table_info(*, directory: str) -> dict[str, Any]:
     """The metadata of the sbtest table in a directory."""
 
@@ -60,9 +63,11 @@ def key_cache_run(
     table_dir: str,
     segments: int = 0,
     buffer_bytes: int = 0,
+    index_fraction: float = 1.0,
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",
+    latch: str = "adaptive",
     threads: Sequence[int] = (1,),
     points: Sequence[int] = (10,),
     warmup_seconds: float = 0.2,

@@ -47,11 +47,10 @@ using Tree = BTree<IntegerKeyCompare, Cache>;
 struct Fixture {
   std::map<u64, std::vector<std::byte>> file;
   Cache cache;
-  BulkLoaded loaded;
+  BTreeShape loaded;
   Tree tree;
   // Keys 0, 3, 6, ... (n of them), value = key + 1.
-  explicit Fixture(u64 n, double fill = 1.0)
-      : cache(options(), MapBacking{&file}), loaded(load(cache, n, fill)),
+  explicit Fixture(u64 n) : cache(options(), MapBacking{&file}), loaded(load(cache, n)),
         tree(cache, KeyLayout{64}, loaded.root, loaded.height, loaded.size) {
     cache.reset_stats();
   }
@@ -62,17 +61,10 @@ struct Fixture {
     o.partitions = 8;
     return o;
   }
-  static BulkLoaded load(Cache& cache, u64 n, double fill) {
-    u64 i = 0;
-    return bulk_load(
-        cache,
-        [&](PackedKey& key, u64& value) {
-          if (i == n) return false;
-          key = 3 * i++;
-          value = key + 1;
-          return true;
-        },
-        fill);
+  static BTreeShape load(Cache& cache, u64 n) {
+    std::vector<BulkEntry> sorted(n);
+    for (u64 i = 0; i < n; ++i) sorted[i] = {3 * i, 3 * i + 1};
+    return bulk_load(cache, sorted);
   }
 };
 
@@ -93,8 +85,7 @@ std::vector<PackedKey> read(ReadCursor<Tree, Find>& cursor, u64 max = ~u64{0}) {
 TEST(BTreeBulkLoad, BuildsFullLinkedLeavesAndInnerLevels) {
   Fixture f(1000);
   EXPECT_EQ(f.loaded.size, 1000u);
-  EXPECT_EQ(f.loaded.leaves, (1000u + 29) / 30);  // 30 keys a leaf
-  EXPECT_EQ(f.loaded.height, 3);                  // 34 leaves, 2 inner nodes, a root
+  EXPECT_EQ(f.loaded.height, 3);  // 34 leaves of 30 keys, 2 inner nodes, a root
   for (u64 i = 0; i < 1000; ++i) {
     u64 value = 0;
     ASSERT_TRUE(f.tree.lookup(3 * i, &value)) << i;
@@ -108,7 +99,7 @@ TEST(BTreeBulkLoad, BuildsFullLinkedLeavesAndInnerLevels) {
   for (; c.valid(); c.next()) keys.push_back(c.key());
   ASSERT_EQ(keys.size(), 1001u);
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
-  const BulkLoaded empty = bulk_load(f.cache, [](PackedKey&, u64&) { return false; });
+  const BTreeShape empty = bulk_load(f.cache, std::vector<BulkEntry>{});
   EXPECT_EQ(empty.size, 0u);
   EXPECT_EQ(empty.height, 1);
 }

@@ -68,13 +68,9 @@ void write_table(Database& db, BuildPages& pages, u32 table, const std::vector<R
     });
     IndexInfo& index = info.indexes[c];
     index.first_leaf = static_cast<PageId>(pages.page_count());
-    u64 i = 0;
-    index.tree = bulk_load(pages, [&](PackedKey& key, u64& value) {
-      if (i == entries.size()) return false;
-      key = index_key(entries[i].value, entries[i].rid);
-      value = entries[i++].rid;
-      return true;
-    });
+    std::vector<BulkEntry> sorted(entries.size());
+    for (u64 i = 0; i < entries.size(); ++i) sorted[i] = {index_key(entries[i].value, entries[i].rid), entries[i].rid};
+    index.tree = bulk_load(pages, sorted);
   }
 }
 

@@ -46,7 +46,7 @@ inline i64 index_value(PackedKey key) { return static_cast<i64>(key >> (kPageBit
 
 // Where an index's B-tree is in the file.
 struct IndexInfo {
-  BulkLoaded tree;
+  BTreeShape tree;
   PageId first_leaf = kInvalidPage;  // bulk load allocates the leaves first, left to right
 };
 

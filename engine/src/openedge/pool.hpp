@@ -75,7 +75,7 @@ class BufferPool : public PageCache<OpenEdgePoolConfig> {
     reset_stats();
     for (u32 t = 0; t < kTables; ++t)
       for (u32 c = 0; c < kColumns; ++c) {
-        const BulkLoaded& tree = db.tables[t].indexes[c].tree;
+        const BTreeShape& tree = db.tables[t].indexes[c].tree;
         indexes_[t][c] = std::make_unique<IndexTree>(*this, kIndexKey, tree.root, tree.height, tree.size);
       }
     naps_at_start_ = latch_naps();
