@@ -2,7 +2,9 @@
 // E4's session workloads. Each calls check() at a cheap point of its loop
 // (every kCpuCheckEvery iterations, after every page): the engine scheduler
 // uses it to switch fibers when a quantum expires; under the OS scheduler it
-// is a no-op and the kernel preempts wherever it likes.
+// is a no-op and the kernel preempts wherever it likes. Each calls unit()
+// after every unit of equal work (kCpuUnit iterations, one full pass), where
+// the session's switch cost is metered (unit_meter.hpp).
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -16,20 +18,31 @@ namespace dbrepro::sched {
 enum class WorkloadKind : u8 { kCpu, kMemory };
 
 inline constexpr u64 kCpuCheckEvery = 4096;
+inline constexpr u64 kCpuUnit = 64 * kCpuCheckEvery;
+
+struct NoUnit {
+  void operator()() const {}
+};
 
 // Workload 1 (register-bound): v = sqrt(v + f) for f = 1..n.
-template <class Check>
-double cpu_session(u64 n, Check&& check) {
+template <class Check, class Unit = NoUnit>
+double cpu_session(u64 n, Check&& check, Unit&& unit = {}) {
   double v = 0.0;
   for (u64 f = 1; f <= n; ++f) {
     v = std::sqrt(v + static_cast<double>(f));
-    if (f % kCpuCheckEvery == 0) check();
+    if (f % kCpuCheckEvery == 0) {
+      check();
+      if (f % kCpuUnit == 0) unit();
+    }
   }
   return v;
 }
 
-// Workload 2's table: pages of a buffer pool filled with 8-byte rows, shared
-// read-only by every session (the article's table cached in the block cache).
+// Workload 2's table: pages of a buffer pool filled with 8-byte rows (the
+// article's table cached in the block cache). Each session scans its own
+// table: a private working set, so a switch displaces the cached data of the
+// session switched out (the refill a longer quantum saves); one shared table
+// would let the sessions warm the caches for each other.
 class ScanTable {
  public:
   using Pool = BufferPool<Latching>;  // sessions on several CPUs fix pages at once
@@ -54,8 +67,8 @@ class ScanTable {
 
 // Workload 2 (memory-bound): `passes` full scans summing every row. The
 // quantum check sits between pages, so no fiber yields with a latch held.
-template <class Check>
-u64 scan_session(ScanTable& table, u32 passes, Check&& check) {
+template <class Check, class Unit = NoUnit>
+u64 scan_session(ScanTable& table, u32 passes, Check&& check, Unit&& unit = {}) {
   auto& pool = table.pool();
   const u32 rows_per_page = pool.page_size() / sizeof(u64);
   u64 sum = 0;
@@ -70,6 +83,7 @@ u64 scan_session(ScanTable& table, u32 passes, Check&& check) {
       pool.unfix(pid, const_cast<std::byte*>(page), LatchMode::kShared);
       check();
     }
+    unit();
   }
   return sum;
 }
