@@ -1,11 +1,12 @@
 #pragma once
-// A disk-backed buffer pool (E5): the database lives in a file; the pool
+// A disk-backed buffer pool (E5), a configuration of the page cache
+// (buffer/page_cache.hpp): the database lives in a file; the pool
 // holds a fraction of its pages in frames; a miss reads the page with pread,
 // a dirty victim is written back before its frame is reused. Which page
 // leaves is the replacement Policy's choice (cache/policy.hpp).
 //
 // Concurrency: a page id maps to its frame through one atomic word per page;
-// a frame's latch and version are one atomic word (buffer/disk_frame_word.hpp).
+// a frame's latch and version are one atomic word (buffer/frame_state.hpp).
 // A hit is a compare-and-swap on that word plus the policy's hit(), which for
 // the FIFO family writes one byte and for LRU takes the LRU lock. Misses run
 // the policy one at a time under the miss latch; the I/O itself runs outside
@@ -31,11 +32,12 @@
 #include <vector>
 
 #include "buffer/disk_file.hpp"
-#include "buffer/disk_frame_word.hpp"
 #include "buffer/disk_pool_stats.hpp"
+#include "buffer/page_cache.hpp"
 #include "cache/policy.hpp"
 #include "cache/slot_queues.hpp"
 #include "cache/trace_file.hpp"
+#include "latch/blocking_latches.hpp"
 #include "latch/latch.hpp"
 
 namespace dbrepro {
@@ -73,107 +75,58 @@ class RecordTrace {
   bool on_ = false;
 };
 
+// The database file behind the cache (keys are page ids).
+struct DiskFileBacking {
+  std::unique_ptr<DiskFile> file;
+  void read(u64 key, std::byte* page) const { file->read(static_cast<PageId>(key), page); }
+  void write(u64 key, const std::byte* page) const { file->write(static_cast<PageId>(key), page); }
+};
+
+template <cache::ReplacementPolicy Policy>
+struct DiskPoolConfig {
+  using PartitionLatch = PlainMutex;     // the miss latch
+  using ReplacementLatch = NullMutex;    // misses already run one at a time
+  using FrameLatch = NullRwLatch;        // the frame's latch is its state word
+  using Replacement = Policy;
+  using Partitioning = HashPartitioning;  // unused by the atomic map
+  using Backing = DiskFileBacking;
+  static constexpr Lookup kLookup = Lookup::kAtomicMap;
+  static constexpr bool kReplacementPerPartition = false;
+  static constexpr bool kUnpinUnderLatch = false;
+  static constexpr bool kVersioned = false;
+  static constexpr bool kCount = true;
+};
+
+// Latching is the stack's; the pool's own latches are the frame words and
+// the miss latch, which a correct multi-threaded pool cannot do without.
 template <class Latching, cache::ReplacementPolicy Policy, class Trace = NoTrace>
 class DiskPool {
  public:
   static constexpr const char* kName = "disk pool";
+  using Cache = PageCache<DiskPoolConfig<Policy>>;
 
   DiskPool(u32 page_size, size_t capacity_pages, const DiskPoolOptions& options)
-      : page_size_(page_size),
-        max_pages_(capacity_pages),
-        options_(options),
-        file_(options.data_dir, page_size, options.o_direct),
-        frame_of_(std::make_unique<std::atomic<u32>[]>(capacity_pages)),
-        words_(std::make_unique<std::atomic<u64>[]>(capacity_pages)),
-        page_of_(std::make_unique<std::atomic<PageId>[]>(capacity_pages)),
-        dirty_(std::make_unique<std::atomic<bool>[]>(capacity_pages)),
-        policy_(std::make_unique<Policy>(static_cast<u32>(capacity_pages))) {
-    if (page_size < 1024 || (page_size & (page_size - 1)) != 0)
-      throw std::invalid_argument("page_size must be a power of two >= 1024");
-    if (!(options.fraction > 0 && options.fraction <= 1))
-      throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + std::to_string(options.fraction));
-    void* arena = ::mmap(nullptr, arena_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                         -1, 0);
-    if (arena == MAP_FAILED) throw std::runtime_error(std::string("disk pool: mmap: ") + std::strerror(errno));
-    arena_ = static_cast<std::byte*>(arena);
-    for (size_t i = 0; i < capacity_pages; ++i) frame_of_[i].store(cache::kNoSlot, std::memory_order_relaxed);
-    limit_ = static_cast<u32>(capacity_pages);
-  }
-  ~DiskPool() { ::munmap(arena_, arena_bytes()); }
-  DiskPool(const DiskPool&) = delete;
-  DiskPool& operator=(const DiskPool&) = delete;
+      : options_(checked(options)),
+        cache_(cache_options(page_size, capacity_pages),
+               DiskFileBacking{std::make_unique<DiskFile>(options.data_dir, page_size, options.o_direct)}) {}
 
-  // A new zero-filled page, resident and dirty (it is not in the file yet).
   PageId allocate() {
-    const size_t pid = pages_.fetch_add(1);
-    if (pid >= max_pages_) {
-      pages_.fetch_sub(1);
-      throw std::runtime_error("disk pool: more than " + std::to_string(max_pages_) + " pages");
-    }
-    trace_.record(static_cast<PageId>(pid));  // a new page enters the cache: a miss in the trace too
-    const u32 f = fill(static_cast<PageId>(pid), /*read=*/false);
-    std::memset(frame(f), 0, page_size_);
-    dirty_[f].store(true, std::memory_order_relaxed);
-    frame_word::release_exclusive(words_[f]);
-    return static_cast<PageId>(pid);
+    trace_.record(static_cast<PageId>(cache_.page_count()));  // a new page enters the cache: a miss in the trace too
+    return cache_.allocate();
   }
-
   std::byte* fix(PageId pid, LatchMode mode = LatchMode::kShared) {
     trace_.record(pid);
-    const bool exclusive = mode == LatchMode::kExclusive;
-    for (;;) {
-      const u32 f = frame_of_[pid].load(std::memory_order_acquire);
-      if (f == cache::kNoSlot) {
-        const u32 filled = fill(pid, /*read=*/true);
-        if (filled == cache::kNoSlot) continue;  // someone else is reading it
-        if (!exclusive) {  // fill() leaves the frame latched exclusively
-          words_[filled].store(frame_word::unlatched_next_version(words_[filled].load()) | 1,
-                               std::memory_order_release);
-        }
-        return frame(filled);
-      }
-      if (exclusive ? frame_word::try_exclusive(words_[f]) : frame_word::try_shared(words_[f])) {
-        if (page_of_[f].load(std::memory_order_relaxed) == pid) {  // not reused for another page since we looked
-          hits_.add();
-          policy_->hit(f);
-          return frame(f);
-        }
-        exclusive ? frame_word::release_exclusive(words_[f]) : frame_word::release_shared(words_[f]);
-      }
-      frame_word::backoff();
-    }
+    return cache_.fix(pid, mode);
   }
-
-  void unfix(PageId, std::byte* page, LatchMode mode = LatchMode::kShared) {
-    const u32 f = static_cast<u32>(static_cast<size_t>(page - arena_) / page_size_);
-    if (mode == LatchMode::kExclusive) {
-      dirty_[f].store(true, std::memory_order_relaxed);
-      frame_word::release_exclusive(words_[f]);
-    } else {
-      frame_word::release_shared(words_[f]);
-    }
-  }
+  void unfix(PageId pid, std::byte* page, LatchMode mode = LatchMode::kShared) { cache_.unfix(pid, page, mode); }
 
   // The measured phase begins: every dirty page to the file, the pool
   // emptied and shrunk to its fraction of the database, counters zeroed.
   void start_run() {
-    std::lock_guard guard(miss_latch_);
-    const size_t pages = pages_.load();
-    for (PageId pid = 0; pid < pages; ++pid) {
-      const u32 f = frame_of_[pid].load(std::memory_order_relaxed);
-      if (f == cache::kNoSlot) continue;
-      if (dirty_[f].load(std::memory_order_relaxed)) file_.write(pid, frame(f));
-      dirty_[f].store(false, std::memory_order_relaxed);
-      frame_of_[pid].store(cache::kNoSlot, std::memory_order_relaxed);
-    }
-    ::madvise(arena_, arena_bytes(), MADV_DONTNEED);  // memory of the load goes back
+    const size_t pages = cache_.page_count();
     const auto wanted = static_cast<u64>(std::ceil(options_.fraction * static_cast<double>(pages)));
-    limit_ = static_cast<u32>(std::min<u64>(std::max<u64>(wanted, options_.min_frames), max_pages_));
-    used_ = 0;
-    policy_ = std::make_unique<Policy>(limit_);
+    cache_.restart(std::min<u64>(std::max<u64>(wanted, options_.min_frames), cache_.options().frames));
     run_pages_ = pages;
-    hits_.reset();
-    misses_ = reads_ = writes_ = 0;
     trace_.start();
   }
 
@@ -182,87 +135,52 @@ class DiskPool {
   DiskPoolStats end_run() {
     trace_.stop();
     if (const auto* ids = trace_.ids(); ids && !options_.trace_path.empty())
-      cache::write_trace(options_.trace_path, *ids, cache::parse_trace_format(options_.trace_format), page_size_);
+      cache::write_trace(options_.trace_path, *ids, cache::parse_trace_format(options_.trace_format), page_size());
     return stats();
   }
 
   DiskPoolStats stats() const {
+    const CacheStats c = cache_.stats();
     DiskPoolStats s;
     s.policy = Policy::kName;
-    s.frames = limit_;
+    s.frames = cache_.frame_count();
     s.database_pages = run_pages_;
-    s.fraction = run_pages_ ? static_cast<double>(limit_) / static_cast<double>(run_pages_) : 1.0;
-    s.hits = hits_.total();
-    s.misses = misses_;
-    s.reads = reads_;
-    s.writes = writes_;
-    s.hit_locks = policy_->hit_locks();
-    s.o_direct = file_.direct();
+    s.fraction = run_pages_ ? static_cast<double>(s.frames) / static_cast<double>(run_pages_) : 1.0;
+    s.hits = c.hits;
+    s.misses = c.misses;
+    s.reads = c.reads;
+    s.writes = c.writes;
+    s.hit_locks = c.hit_locks;
+    s.o_direct = cache_.backing().file->direct();
     return s;
   }
   const std::vector<u64>* trace() const { return trace_.ids(); }
   const DiskPoolOptions& options() const { return options_; }
+  Cache& cache() { return cache_; }
 
-  u32 page_size() const { return page_size_; }
-  size_t page_count() const { return pages_.load(); }
-  size_t bytes() const { return page_count() * static_cast<size_t>(page_size_); }
+  u32 page_size() const { return cache_.page_size(); }
+  size_t page_count() const { return cache_.page_count(); }
+  size_t bytes() const { return cache_.bytes(); }
 
  private:
-  std::byte* frame(u32 f) const { return arena_ + static_cast<size_t>(f) * page_size_; }
-  size_t arena_bytes() const { return max_pages_ * static_cast<size_t>(page_size_); }
-
-  // Makes pid resident in a frame and returns it latched exclusively, or
-  // kNoSlot if another thread made it resident meanwhile.
-  u32 fill(PageId pid, bool read) {
-    u32 f;
-    PageId old = kInvalidPage;
-    {
-      std::lock_guard guard(miss_latch_);
-      if (frame_of_[pid].load(std::memory_order_acquire) != cache::kNoSlot) return cache::kNoSlot;
-      ++misses_;
-      policy_->miss(pid);
-      if (used_ < limit_) {
-        f = used_++;
-        words_[f].store(frame_word::kEvicting, std::memory_order_relaxed);
-      } else {
-        f = policy_->evict([&](u32 s) { return frame_word::try_exclusive(words_[s], frame_word::kEvicting); });
-        old = page_of_[f].load(std::memory_order_relaxed);
-      }
-      page_of_[f].store(pid, std::memory_order_relaxed);
-      frame_of_[pid].store(f, std::memory_order_release);  // fixers of pid wait on the latched frame
-      policy_->insert(f, pid);
-      if (old != kInvalidPage && dirty_[f].load(std::memory_order_relaxed)) ++writes_;
-      if (read) ++reads_;
-    }
-    // Outside the miss latch: fixers of `old` still find this frame and
-    // wait on its latch, so nobody reads `old` from the file before it is there.
-    if (old != kInvalidPage) {
-      if (dirty_[f].load(std::memory_order_relaxed)) file_.write(old, frame(f));
-      frame_of_[old].store(cache::kNoSlot, std::memory_order_release);
-    }
-    dirty_[f].store(false, std::memory_order_relaxed);
-    if (read) file_.read(pid, frame(f));
-    frame_word::hand_over(words_[f], /*exclusive=*/true);
-    return f;
+  static const DiskPoolOptions& checked(const DiskPoolOptions& o) {
+    if (!(o.fraction > 0 && o.fraction <= 1))
+      throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + std::to_string(o.fraction));
+    return o;
+  }
+  static PageCacheOptions cache_options(u32 page_size, size_t capacity_pages) {
+    if (page_size < 1024 || (page_size & (page_size - 1)) != 0)
+      throw std::invalid_argument("page_size must be a power of two >= 1024");
+    PageCacheOptions o;
+    o.page_size = page_size;
+    o.frames = capacity_pages;
+    o.key_limit = capacity_pages;
+    return o;
   }
 
-  u32 page_size_;
-  size_t max_pages_;
   DiskPoolOptions options_;
-  DiskFile file_;
-  std::byte* arena_ = nullptr;
-  std::atomic<size_t> pages_{0};
-  std::unique_ptr<std::atomic<u32>[]> frame_of_;  // per page id: its frame, or kNoSlot
-  std::unique_ptr<std::atomic<u64>[]> words_;     // per frame: latch + version
-  std::unique_ptr<std::atomic<PageId>[]> page_of_;  // per frame: its page
-  std::unique_ptr<std::atomic<bool>[]> dirty_;    // per frame
-  std::mutex miss_latch_;
-  std::unique_ptr<Policy> policy_;
-  u32 limit_;
-  u32 used_ = 0;  // frames handed out so far; the rest are the free area
+  Cache cache_;
   size_t run_pages_ = 0;
-  StripedCounter hits_;
-  u64 misses_ = 0, reads_ = 0, writes_ = 0;  // under the miss latch
   Trace trace_;
 };
 

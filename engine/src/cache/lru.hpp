@@ -1,6 +1,7 @@
 #pragma once
 // LRU under one lock: every hit moves the page to the head of the list, so
 // every hit takes the lock (what SoQoL's non-blocking design rules out).
+#include <atomic>
 #include <mutex>
 #include <stdexcept>
 
@@ -16,7 +17,7 @@ class Lru {
 
   void hit(u32 slot) {
     std::lock_guard guard(mutex_);
-    ++hit_locks_;
+    hit_locks_.store(hit_locks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under mutex_
     list_.move_to_head(slot);
   }
   void miss(u64) {}
@@ -37,12 +38,12 @@ class Lru {
     list_.push_head(slot);
   }
 
-  u64 hit_locks() const { return hit_locks_; }
+  u64 hit_locks() const { return hit_locks_.load(std::memory_order_relaxed); }  // read while others run
 
  private:
   std::mutex mutex_;
   SlotList list_;
-  u64 hit_locks_ = 0;
+  std::atomic<u64> hit_locks_{0};
 };
 
 }  // namespace dbrepro::cache

@@ -4,6 +4,7 @@
 // A1out (a ghost of half the cache's size); a miss whose id is in A1out goes
 // to Am, an LRU list. A hit in A1in changes nothing; a hit in Am moves the
 // page to Am's head under Am's lock.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -28,7 +29,7 @@ class TwoQ {
   void hit(u32 slot) {
     if (in_am_.get(slot) == 0) return;
     std::lock_guard guard(am_mutex_);
-    ++hit_locks_;
+    hit_locks_.store(hit_locks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under am_mutex_
     am_.move_to_head(slot);
   }
   void miss(u64 id) { from_ghost_ = a1out_.take(id); }
@@ -68,7 +69,7 @@ class TwoQ {
     }
     from_ghost_ = false;
   }
-  u64 hit_locks() const { return hit_locks_; }
+  u64 hit_locks() const { return hit_locks_.load(std::memory_order_relaxed); }  // read while others run
 
  private:
   u32 am_size() {
@@ -85,7 +86,7 @@ class TwoQ {
   SlotCounters in_am_;
   std::unique_ptr<u64[]> ids_;
   bool from_ghost_ = false;
-  u64 hit_locks_ = 0;
+  std::atomic<u64> hit_locks_{0};
 };
 
 }  // namespace dbrepro::cache

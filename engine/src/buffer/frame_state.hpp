@@ -1,5 +1,5 @@
 #pragma once
-// The state of a frame of the disk-backed pool in one 64-bit word, as in
+// The state of a frame of the page cache's atomic map (E5) in one 64-bit word, as in
 // vmcache and LeanStore: the low 8 bits are the latch (0 unlatched, 1..kMaxShared
 // readers, kExclusive a writer, kEvicting the pool itself, reusing the frame);
 // the upper 56 bits a version, bumped whenever an exclusive holder lets go.
@@ -10,7 +10,7 @@
 
 #include "common/types.hpp"
 
-namespace dbrepro::frame_word {
+namespace dbrepro::frame_state {
 
 inline constexpr u64 kStateMask = 0xFF;
 inline constexpr u64 kMaxShared = 250;
@@ -39,6 +39,11 @@ inline void hand_over(std::atomic<u64>& word, bool exclusive) {
   word.store(next | (exclusive ? kExclusive : 1), std::memory_order_release);
 }
 
+// A frame the fixer holds exclusively (just filled) to one shared latch.
+inline void exclusive_to_shared(std::atomic<u64>& word) {
+  word.store(unlatched_next_version(word.load(std::memory_order_relaxed)) | 1, std::memory_order_release);
+}
+
 inline void backoff() { std::this_thread::yield(); }
 
-}  // namespace dbrepro::frame_word
+}  // namespace dbrepro::frame_state
