@@ -53,7 +53,7 @@ def plot(table: pd.DataFrame):
             if len(fair) and scheduler != "os_fair":
                 fair = fair.sort_values("sessions_per_cpu")
                 ax.plot(fair["sessions_per_cpu"], fair["mean_seconds"], "--", color="grey", label="fair scheduler")
-            ax.set_title(f"{SCHEDULER_TITLES.get(scheduler, scheduler)} {placement}, "
+            ax.set_title(f"{SCHEDULER_TITLES.get(scheduler, scheduler)}, {placement}\n"
                          f"{WORKLOAD_TITLES.get(workload, workload)}", fontsize="medium")
             if r == len(workloads) - 1:  # one axis label per column keeps rows apart
                 ax.set_xlabel("sessions per CPU")
@@ -61,7 +61,7 @@ def plot(table: pd.DataFrame):
             ax.set_xticks(sorted(table["sessions_per_cpu"].unique()))
             ax.set_ylim(bottom=0)
             ax.legend(loc="upper left", fontsize="small")
-    fig.suptitle("E4: mean session time vs sessions per CPU (bars: min-max of sessions; dotted: round-robin prediction)")
+    fig.suptitle("E4: mean session time vs sessions per CPU\n(bars: min-max of sessions; dotted: round-robin prediction)")
     return fig
 
 

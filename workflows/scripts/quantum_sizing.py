@@ -15,8 +15,6 @@ reads.
 Run by Snakemake (rule quantum_sizing), or by hand:
     python workflows/scripts/quantum_sizing.py paper.yaml sizing.json LONGEST_Q_MS TABLE_MB cpu memory
 """
-from __future__ import annotations
-
 import json
 import sys
 from pathlib import Path
