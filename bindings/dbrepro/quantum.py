@@ -22,7 +22,7 @@ either pinned there or free on all of them (`placement`):
 Each run records, per session, its CPU time, voluntary and involuntary
 context switches (getrusage RUSAGE_THREAD of its thread), the quantum in effect
 read back with sched_rr_get_interval while it ran, and what a switch cost it:
-the slope of a least-squares line through its units of work (one pass, 2^18
+the slope of a least-squares line through its units of work (64 pages, 2^14
 iterations), CPU time against the switches inside each unit
 (engine/src/sched/unit_meter.hpp); times the switches, the refill cost per
 session.

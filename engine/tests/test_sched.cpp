@@ -131,7 +131,7 @@ TEST(SchedRunSessions, EngineSchedulerCompletesEverySession) {
   const double expected = cpu_session(config.cpu_iterations, [] {});
   for (const auto& s : result.sessions) {
     EXPECT_EQ(s.effective_quantum_ms, 0.01);  // the engine's own quantum
-    EXPECT_EQ(s.switch_cost.units, 2u);       // one per 2^18 iterations
+    EXPECT_EQ(s.switch_cost.units, 2u);       // one per kCpuUnit iterations
     EXPECT_EQ(s.result, expected);
     EXPECT_GT(s.wall_seconds, 0);
     EXPECT_LE(s.wall_seconds, result.makespan_seconds);
@@ -170,9 +170,9 @@ TEST(SchedWorkloads, UnitsAreWholeChunksOfWork) {
   cpu_session(3 * kCpuUnit + kCpuCheckEvery, [] {}, [&] { ++units; });
   EXPECT_EQ(units, 3u);
   units = 0;
-  ScanTable table(64 * 1024, 8192);
+  ScanTable table(48 * 8192, 8192);  // 48 pages: units run on across passes
   scan_session(table, 4, [] {}, [&] { ++units; });
-  EXPECT_EQ(units, 4u);
+  EXPECT_EQ(units, 4 * 48 / kScanUnitPages);
 }
 
 TEST(SchedRunSessions, UnpinnedMemorySessionsEachScanTheirOwnTable) {
@@ -181,7 +181,7 @@ TEST(SchedRunSessions, UnpinnedMemorySessionsEachScanTheirOwnTable) {
   config.cpus = 1;
   config.pinned = false;
   config.sessions_per_cpu = 3;
-  config.table_bytes = 64 * 1024;
+  config.table_bytes = kScanUnitPages * 8192;
   config.passes = 3;
   const SessionsResult result = run_os_scheduler(config, OsPolicy::kFair);
   ASSERT_EQ(result.sessions.size(), 3u);
@@ -189,7 +189,7 @@ TEST(SchedRunSessions, UnpinnedMemorySessionsEachScanTheirOwnTable) {
   const double expected = static_cast<double>(scan_session(table, config.passes, [] {}));
   for (const auto& s : result.sessions) {
     EXPECT_EQ(s.result, expected);
-    EXPECT_EQ(s.switch_cost.units, 3u);  // one per pass
+    EXPECT_EQ(s.switch_cost.units, 3u);  // a pass is one unit here
     EXPECT_GE(s.effective_quantum_ms, 0);
   }
 }

@@ -3,8 +3,9 @@
 // (every kCpuCheckEvery iterations, after every page): the engine scheduler
 // uses it to switch fibers when a quantum expires; under the OS scheduler it
 // is a no-op and the kernel preempts wherever it likes. Each calls unit()
-// after every unit of equal work (kCpuUnit iterations, one full pass), where
-// the session's switch cost is metered (unit_meter.hpp).
+// after every unit of equal work (kCpuUnit iterations, kScanUnitPages pages),
+// where the session's switch cost is metered (unit_meter.hpp); units are short
+// against a quantum, so most hold no switch and few hold more than one.
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -18,7 +19,8 @@ namespace dbrepro::sched {
 enum class WorkloadKind : u8 { kCpu, kMemory };
 
 inline constexpr u64 kCpuCheckEvery = 4096;
-inline constexpr u64 kCpuUnit = 64 * kCpuCheckEvery;
+inline constexpr u64 kCpuUnit = 4 * kCpuCheckEvery;
+inline constexpr u64 kScanUnitPages = 64;
 
 struct NoUnit {
   void operator()() const {}
@@ -72,6 +74,7 @@ u64 scan_session(ScanTable& table, u32 passes, Check&& check, Unit&& unit = {}) 
   auto& pool = table.pool();
   const u32 rows_per_page = pool.page_size() / sizeof(u64);
   u64 sum = 0;
+  u64 pages_done = 0;
   for (u32 pass = 0; pass < passes; ++pass) {
     for (PageId pid = 0; pid < table.pages(); ++pid) {
       const std::byte* page = pool.fix(pid, LatchMode::kShared);
@@ -82,8 +85,8 @@ u64 scan_session(ScanTable& table, u32 passes, Check&& check, Unit&& unit = {}) 
       }
       pool.unfix(pid, const_cast<std::byte*>(page), LatchMode::kShared);
       check();
+      if (++pages_done % kScanUnitPages == 0) unit();
     }
-    unit();
   }
   return sum;
 }
