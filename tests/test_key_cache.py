@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from dbrepro import key_cache, read_record
-from workflow_helpers import job_count, profile, snakemake
+from workflow_helpers import check_claims_table, job_count, profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
 TABLES = ["throughput", "relative", "mutex_waits", "claims"]
@@ -168,9 +168,7 @@ def test_smoke_profile_end_to_end(python, repo, tmp_path):
     for name in FIGURES:
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
-    claims = pd.read_csv(tables / "claims.csv")
-    assert list(claims.columns) == ["claim", "ours", "theirs", "reproduced"]
-    assert set(claims["reproduced"]) <= {"yes", "no"} and len(claims) >= 4
+    check_claims_table(tables / "claims.csv", "key_cache", claims=4)
     relative = pd.read_csv(tables / "relative.csv")
     assert {"ours", "pitbull", "perro"} <= set(relative["source"])
     assert {"points", "segments", "source", "1", "4", "128"} <= set(relative.columns)

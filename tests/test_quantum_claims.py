@@ -1,8 +1,9 @@
 """E4's claims and tables (workflows/scripts/quantum_claims.py, quantum_tables.py,
-quantum_sizing.py) on made-up runs: a gain that finishing order or noise
-explains is not reproduced; one that the CPU time per session shows is; the
-prediction and residual sit beside each point; sessions are sized at the
-article's ratio of quantum to session."""
+quantum_sizing.py) on made-up runs: the mechanism named for a gain (finishing
+order, work saved, neither), claims per scheduler and placement, the
+prediction and residual beside each point, sessions sized at the article's
+ratio of quantum to session. The verdicts are the shared evaluator's
+(claims_common, workflows/claims/quantum.yaml), tested with it."""
 from __future__ import annotations
 
 import sys
@@ -42,53 +43,42 @@ def rows(mean_long_5: float, cpu_short_5: float, workload: str = "cpu", cpu_shor
     return pd.DataFrame(out)
 
 
-def claim(claims, text):
-    (found,) = [c for c in claims if text in c.claim]
-    return found
+def mechanism(table: pd.DataFrame) -> str:
+    (line,) = [m for m in quantum_claims.mechanisms(table) if "cpu" in m]
+    return line
 
 
-def test_gain_without_work_saved_is_not_reproduced():
-    claims = quantum_claims.config_claims(rows(mean_long_5=4.8, cpu_short_5=1.0), "os_rr pinned", PAPER)
-    c = claim(claims, "mean session time drops")
-    assert not c.reproduced
-    assert "4.0% at 5/CPU" in c.ours and "mechanism: neither finishing order nor work saved" in c.ours
+def test_gain_without_work_saved_is_neither_mechanism():
+    line = mechanism(rows(mean_long_5=4.8, cpu_short_5=1.0))
+    assert "mean +4.00% shorter" in line and "mechanism: neither finishing order nor work saved" in line
 
 
-def test_gain_of_finishing_order_is_named_and_not_reproduced():
+def test_gain_of_finishing_order_is_named():
     # Round robin predicts 4.992 s at Q = 4 ms and 4.96 s at 20 ms: a 0.64% gain from finishing order.
-    claims = quantum_claims.config_claims(rows(mean_long_5=4.97, cpu_short_5=1.0), "os_rr pinned", PAPER)
-    c = claim(claims, "mean session time drops")
-    assert not c.reproduced and "finishing order predicts 0.64%" in c.ours
-    assert "mechanism: finishing order (no work saved)" in c.ours
+    line = mechanism(rows(mean_long_5=4.97, cpu_short_5=1.0))
+    assert "finishing order predicts +0.64%" in line and "mechanism: finishing order (no work saved)" in line
 
 
-def test_gain_with_cpu_time_saved_is_reproduced():
-    claims = quantum_claims.config_claims(rows(mean_long_5=4.75, cpu_short_5=1.05), "os_rr pinned", PAPER)
-    c = claim(claims, "mean session time drops")
-    assert c.reproduced and "mechanism: work saved" in c.ours
-    spread = claim(claims, "spread of session times grows")
-    assert spread.reproduced and "mechanism: turn length" in spread.ours
-    assert claim(claims, "fewer context switches").reproduced
+def test_gain_with_cpu_time_saved_is_work_saved():
+    e = quantum_claims.Effect(rows(mean_long_5=4.75, cpu_short_5=1.05), 5)
+    assert e.work_saved and e.mechanism.startswith("work saved")
 
 
-def test_work_saved_within_the_noise_at_one_session_per_cpu_is_not_reproduced():
+def test_work_saved_within_the_noise_at_one_session_per_cpu_is_not_named():
     # Alone (no switches) the CPU time already differs by 6% between the quanta: 4.8% at 5/CPU proves nothing.
-    claims = quantum_claims.config_claims(rows(4.75, 1.05, cpu_short_1=1.06), "os_rr pinned", PAPER)
-    c = claim(claims, "mean session time drops")
-    assert not c.reproduced and "5.7% apart at 1/CPU" in c.ours
+    e = quantum_claims.Effect(rows(4.75, 1.05, cpu_short_1=1.06), 5)
+    assert not e.work_saved and e.work_floor == pytest.approx(100 * 0.06 / 1.06)
 
 
-def test_memory_gain_growth_needs_work_saved():
-    saved = quantum_claims.config_claims(rows(4.75, 1.05, "memory"), "os_rr pinned", PAPER)
-    assert claim(saved, "grows with sessions per CPU").reproduced
-    unsaved = quantum_claims.config_claims(rows(4.75, 1.0, "memory"), "os_rr pinned", PAPER)
-    assert not claim(unsaved, "grows with sessions per CPU").reproduced
+def test_claims_name_each_placement():
+    import claims_common as cc
 
-
-def test_theirs_says_how_little_finishing_order_explains_of_the_article():
-    claims = quantum_claims.config_claims(rows(4.75, 1.05, "memory"), "os_rr pinned", PAPER)
-    theirs = claim(claims, "grows with sessions per CPU").theirs
-    assert "18.7% at 15/CPU" in theirs and "finishing order explains 0.49%" in theirs
+    table = pd.concat([rows(4.75, 1.05), rows(4.75, 1.05).assign(placement="unpinned")])
+    table["repeats"] = 3
+    found = []
+    for placement, part in table.groupby("placement"):
+        found += quantum_claims.scheduler_claims(part, "os_rr", PAPER, cc.load_criteria("quantum"), None, placement)
+    assert {r.variant for r in found} == {"os_rr pinned", "os_rr unpinned"}
 
 
 def test_prediction_and_residual_beside_each_point():

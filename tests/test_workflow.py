@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import profile, snakemake
+from workflow_helpers import check_claims_table, profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
 
@@ -32,7 +32,7 @@ def test_dry_run_is_clean(python, repo, tmp_path, name):
 def test_default_config_is_the_quick_profile(python, repo, tmp_path):
     done = snakemake(python, repo, tmp_path, "-n")
     assert done.returncode == 0, done.stderr
-    assert re.search(r"^tpcc_run\s+18$", done.stdout + done.stderr, re.MULTILINE)  # 3 x 2 x 3
+    assert re.search(r"^tpcc_run\s+30$", done.stdout + done.stderr, re.MULTILINE)  # 5 x 2 x 3
 
 
 def test_timed_runs_are_interleaved(python, repo, tmp_path):
@@ -109,5 +109,11 @@ def test_smoke_profile_end_to_end(python, repo, tmp_path):
     assert (figures / "throughput.pdf").read_bytes()[:4] == b"%PDF"
     assert len(list((results / "raw" / "tpcc").glob("rep*/*.json"))) == 4
     assert len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 4
-    # The whole profile ran: every study's claims too (tests/test_looking_glass.py checks them).
-    assert (results / "tables" / "looking_glass" / "claims.csv").is_file()
+    # The whole profile ran: every study's claims, with the evaluator's columns, and the summary that counts them.
+    summary = (results / "summary.md").read_text()
+    for study in ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+        claims = check_claims_table(results / "tables" / study / "claims.csv", study)
+        found = [int((claims["reproduced"] == outcome).sum()) for outcome in ("yes", "no", "inconclusive")]
+        assert f"| {study} | {len(claims)} | {found[0]} | {found[1]} | {found[2]} |" in summary, summary
+    assert "profile: `smoke`" in summary and "commit: `" in summary and "load average" in summary
+    assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")

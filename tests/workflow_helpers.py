@@ -17,3 +17,29 @@ def job_count(output: str, rule: str) -> int:
     """Jobs of `rule` in a dry run's summary table (0 if none)."""
     match = re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE)
     return int(match.group(1)) if match else 0
+
+
+CLAIM_COLUMNS = ["claim", "ours", "theirs", "reproduced", "ci_low", "ci_high", "repeats", "mechanism", "criterion"]
+
+
+def check_claims_table(path, study, claims=None):
+    """A study's claims.csv from a workflow run: the evaluator's columns, three-valued
+    outcomes, a mechanism and criterion per claim, one row per claim of its yaml
+    (E4: one per scheduler). Returns the table."""
+    from pathlib import Path
+
+    import pandas as pd
+    import yaml
+
+    table = pd.read_csv(path)
+    assert list(table.columns) == CLAIM_COLUMNS, list(table.columns)
+    assert set(table["reproduced"]) <= {"yes", "no", "inconclusive"}, set(table["reproduced"])
+    assert table["mechanism"].notna().all() and table["criterion"].notna().all()
+    criteria = yaml.safe_load((Path(__file__).resolve().parents[1] / "workflows" / "claims" / f"{study}.yaml").read_text())
+    texts = {c["text"] for c in criteria["claims"]}
+    assert all(any(claim.endswith(text) for text in texts) for claim in table["claim"]), table["claim"].tolist()
+    if claims is not None:
+        assert len(table) == claims, table
+    timed = table[table["ci_low"].notna()]
+    assert (timed["ci_low"] <= timed["ci_high"]).all()
+    return table

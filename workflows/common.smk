@@ -53,6 +53,11 @@ def repo_file(*parts):
     return os.path.join(REPO, *parts)
 
 
+def claims_criteria(study):
+    """The study's claims criteria (workflows/claims/<study>.yaml), an input of its claims rule."""
+    return repo_file("workflows", "claims", f"{study}.yaml")
+
+
 def expand_repeats(pattern, grid, repeats=None):
     """Every path of `pattern` over the repeats and a grid of wildcard lists."""
     return expand(pattern, rep=REPEATS if repeats is None else repeats, **grid)

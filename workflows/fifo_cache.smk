@@ -119,8 +119,9 @@ rule fifo_cache_hit_curve:
 rule fifo_cache_claims:
     """SoQoL's findings beside ours, with the criterion of each."""
     input:
-        throughput=fc_table("throughput"),
+        runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID),
         paper=FC_PAPER,
+        criteria=claims_criteria(FC_STUDY),
     output:
         csv=fc_table("claims"),
         md=f"results/tables/{FC_STUDY}/claims.md",

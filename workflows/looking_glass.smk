@@ -176,7 +176,9 @@ rule looking_glass_claims:
         switches=lg_table("switches"),
         components=lg_table("components"),
         ladder=lg_table("ladder"),
+        runs=expand_repeats(LG_LADDER_RUN, LG_LADDER_GRID),
         paper=LG_PAPER,
+        criteria=claims_criteria(LG_STUDY),
     output:
         csv=lg_table("claims"),
         md=f"results/tables/{LG_STUDY}/claims.md",

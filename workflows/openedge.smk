@@ -80,10 +80,10 @@ rule openedge_tables:
 rule openedge_claims:
     """The article's findings against ours, each with an explicit criterion (claims.md says which)."""
     input:
-        ladder=oe_table("ladder"),
-        users=oe_table("users"),
+        runs=oe_table("runs"),
         traffic=oe_table("traffic"),
         paper=OE_PAPER,
+        criteria=claims_criteria(OE_STUDY),
     output:
         csv=oe_table("claims"),
         md=f"results/tables/{OE_STUDY}/claims.md",

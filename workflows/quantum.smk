@@ -136,6 +136,9 @@ rule quantum_claims:
         runs=table_path(QT_STUDY, "runs"),
         paper=QT_PAPER,
         prediction=repo_file("workflows", "scripts", "quantum_prediction.py"),
+        criteria=claims_criteria(QT_STUDY),
+        # each repeat's run: the evaluator's bootstrap needs them, runs.csv holds medians
+        records=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
     output:
         csv=table_path(QT_STUDY, "claims"),
         md=f"results/tables/{QT_STUDY}/claims.md",

@@ -3,6 +3,8 @@
 # {name} wildcard has one Jinja caption, <study>/figure.rst) under its study.
 # The paper reads the same captions (workflows/scripts/paper_captions.py).
 
+# The summary comes first (Snakemake lists categories in the order they appear).
+REPORT_SUMMARY_CATEGORY = "0 Summary: claims and headline numbers"
 REPORT_CATEGORIES = {
     "tpcc": "tpcc: TPC-C baseline",
     "looking_glass": "E1 looking_glass: OLTP through the looking glass",

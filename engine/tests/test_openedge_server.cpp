@@ -137,6 +137,30 @@ TEST_P(OpenEdgeServerModes, BadFramesGetErrorsWhileAnotherClientContinues) {
   EXPECT_GE(server.stats().errors, 2u);
 }
 
+// Issue 21: the cap on queued replies is checked between requests, not
+// only between reads, so pipelined requests in one read cannot grow the
+// server past it; every request is still answered once the client reads.
+TEST_P(OpenEdgeServerModes, APipeliningClientThatDoesNotReadIsHeldAtTheOutputCap) {
+  Fixture f;
+  ServerConfig c = config(GetParam());
+  c.max_pending_output = 4096;
+  Server server(f.db, f.pool, c);
+  server.start();
+  Client client("127.0.0.1", server.port());
+  constexpr int kRequests = 2000;  // ~40 KB of requests, ~100x the cap in replies
+  std::vector<std::byte> frames;
+  for (int i = 0; i < kRequests; ++i) encode(FindRequest{0, Column::kNumKey, i % 400}, frames);
+  client.send_raw(frames.data(), frames.size());
+  for (int i = 0; i < kRequests; ++i) {
+    const auto reply = client.read_reply();
+    ASSERT_TRUE(std::holds_alternative<RecordsReply>(reply)) << "request " << i;
+    EXPECT_EQ(num_key(std::get<RecordsReply>(reply).entries.at(0).record), i % 400);
+  }
+  EXPECT_EQ(server.stats().requests, u64{kRequests});
+  EXPECT_GT(server.stats().peak_pending_output, 0u);
+  EXPECT_LE(server.stats().peak_pending_output, 4096u + 1024u) << "more than the cap plus one reply was queued";
+}
+
 TEST_P(OpenEdgeServerModes, ADisconnectMidRequestFreesItsCursors) {
   Fixture f;
   Server server(f.db, f.pool, config(GetParam()));

@@ -1,15 +1,17 @@
 """The looking_glass study's claims: each of the paper's findings, our number,
-theirs, and whether ours reproduces it by an explicit criterion.
+theirs, and whether ours reproduces it by the criterion written in
+workflows/claims/looking_glass.yaml (the only place the criteria live).
 
-Writes claims.csv (exactly: claim, ours, theirs, reproduced -- yes or no) and
-claims.md (the same table, each claim's criterion, and for each claim not
-reproduced a sentence, computed from our tables, saying how we differ).
+Writes claims.csv (claims_common.CLAIM_COLUMNS; reproduced is yes, no or
+inconclusive) and claims.md (the table, each claim's criterion and source, and
+for each claim not reproduced a sentence, computed from our tables, saying how
+we differ).
 
-Every number comes from our tables (instructions, switches, components,
-ladder) or from the paper's numbers file; the criteria are written here.
+Instruction counts are deterministic (count claims, exact comparisons); the
+ladder's throughput is timed: its per-repeat runs are the bootstrap's samples.
 
 Run by Snakemake (rule looking_glass_claims), or by hand:
-    python workflows/scripts/looking_glass_claims.py TABLES_DIR paper.yaml claims.csv claims.md
+    python workflows/scripts/looking_glass_claims.py TABLES_DIR paper.yaml claims.csv claims.md [--runs RUN.json ...]
 """
 
 import argparse
@@ -17,26 +19,14 @@ import math
 from pathlib import Path
 
 import pandas as pd
-from script_common import Claim
 
+import claims_common as cc
 import looking_glass_common as common
+from claims_common import ClaimResult
 
-COLUMNS = ["claim", "ours", "theirs", "reproduced"]
 LABEL = common.COMPONENT_LABELS
-
-# Criteria (ours): thresholds and bands around the paper's numbers.
-MIN_COMPONENT_SHARE_PCT = 5.0
-LOCKING_PAYMENT_BAND_PCT = (15.0, 35.0)
-LOGGING_PAYMENT_BAND_PCT = (10.0, 30.0)
-NEW_ORDER_TO_PAYMENT_BAND = (5.0, 20.0)
-MAX_REMAINING_SHARE_PCT = 15.0
-MIN_SPEEDUP_STRIPPED_VS_IN_MEMORY = 3.0
-MIN_SPEEDUP_STRIPPED_VS_FLUSHING = 5.0
-MIN_SPEEDUP_OPTIMAL_VS_STRIPPED = 2.0
 IN_MEMORY_STEP = 2  # first step without a log flush at commit ("disk log" removed)
 SMALL_PAGE_STEP = 8
-
-
 
 
 def pct(value: float) -> str:
@@ -56,14 +46,15 @@ def signed_count(value: float) -> str:
 
 
 class Tables:
-    """Our tables and the paper's numbers, with the look-ups the claims need."""
+    """Our tables, the ladder's per-repeat runs and the paper's numbers, with the look-ups the claims need."""
 
-    def __init__(self, instructions, switches, components, ladder, paper):
+    def __init__(self, instructions, switches, components, ladder, paper, runs=None):
         self.instructions = instructions
         self.switches = switches.set_index("step")
         self.components = components.set_index(["txn_type", "component"])
         self.ladder = ladder.set_index("step")
         self.paper = paper
+        self.runs = runs if runs is not None else pd.DataFrame(columns=["step", "throughput_tps"])
         self.totals = common.totals(instructions)
         self.estimated = common.cycles_estimated(instructions)
 
@@ -82,10 +73,14 @@ class Tables:
         by_step = frame.pivot_table(index="phase", columns="step", values="instructions", aggfunc="sum")
         return (by_step[after_step] - by_step[before_step]).sort_values()
 
+    def tps_samples(self, step) -> pd.Series:
+        return self.runs.loc[self.runs["step"] == step, "throughput_tps"].astype(float)
+
     def tps(self, step) -> float:
-        if step not in self.ladder.index:
-            return math.nan
-        return float(self.ladder.at[step, "tps_median"])
+        samples = self.tps_samples(step)
+        if len(samples):
+            return float(samples.median())
+        return float(self.ladder.at[step, "tps_median"]) if step in self.ladder.index else math.nan
 
     def theirs_tps(self, step) -> float:
         entry = common.paper_tps(self.paper).get(step)
@@ -103,14 +98,6 @@ def _steps_words(steps: list[int]) -> str:
     return f"step{'s' if len(steps) > 1 else ''} {common.steps_text(steps)}"
 
 
-def _band(value, band) -> bool:
-    return band[0] <= value <= band[1]
-
-
-def _side(value, band) -> str:
-    return "below" if value < band[0] else "above"
-
-
 def _largest_phase_moves(changes: pd.Series, removed: bool, how_many: int = 2) -> str:
     """'update (-4,000) and commit (-3,000)': the phases that moved most."""
     moves = changes if removed else changes.sort_values(ascending=False)
@@ -119,231 +106,148 @@ def _largest_phase_moves(changes: pd.Series, removed: bool, how_many: int = 2) -
     return " and ".join(parts) if parts else "no phase"
 
 
+def _name(txn_type: str) -> str:
+    return "Payment" if txn_type == "payment" else "New Order"
+
+
 # ---------------------------------------------------------------------------
-# The claims
+# The claims: each computes its quantity; the band comes from the criteria.
 
 
-def every_component_matters(t: Tables) -> Claim:
-    ours = {c: t.share("payment", c) for c in common.COMPONENTS}
-    theirs = {c: t.theirs_share("payment", c) for c in common.COMPONENTS}
+def every_component_matters(t: Tables, c: cc.Criterion) -> ClaimResult:
+    ours = {k: t.share("payment", k) for k in common.COMPONENTS}
     smallest = min(ours, key=ours.get)
-    theirs_smallest = min(theirs, key=theirs.get)
-    claim = Claim(
-        "Every component (B-tree keys, logging, locking, latching, buffer manager) removes "
-        f">= {MIN_COMPONENT_SHARE_PCT:g}% of Payment's step-0 instructions",
-        f"smallest: {LABEL[smallest]} {pct(ours[smallest])}",
-        f"smallest: {LABEL[theirs_smallest]} {pct(theirs[theirs_smallest])}",
-        ours[smallest] >= MIN_COMPONENT_SHARE_PCT,
-        f"the smallest of the five components' shares of Payment's step-0 instructions is >= {MIN_COMPONENT_SHARE_PCT:g}%",
-    )
-    short = [c for c in common.COMPONENTS if ours[c] < MIN_COMPONENT_SHARE_PCT]
-    claim.why = "; ".join(
-        f"{LABEL[c]} removes only {pct(ours[c])} of Payment's {count(t.total(0, 'payment'))} step-0 instructions "
-        f"(the paper: {pct(theirs[c])})"
-        for c in short
-    )
-    return claim
+    result = ClaimResult(c, f"smallest: {LABEL[smallest]} {pct(ours[smallest])}",
+                         cc.evaluate_count(ours[smallest], c.band))
+    short = [k for k in common.COMPONENTS if not cc.evaluate_count(ours[k], c.band).reproduced == "yes"]
+    result.why = "; ".join(
+        f"{LABEL[k]} removes only {pct(ours[k])} of Payment's {count(t.total(0, 'payment'))} step-0 instructions "
+        f"(the paper: {pct(t.theirs_share('payment', k))})" for k in short)
+    return result
 
 
-def buffer_manager_largest(t: Tables, txn_type: str) -> Claim:
-    name = "Payment" if txn_type == "payment" else "New Order"
-    ours = {c: t.share(txn_type, c) for c in common.COMPONENTS}
-    theirs = {c: t.theirs_share(txn_type, c) for c in common.COMPONENTS}
-    largest, theirs_largest = max(ours, key=ours.get), max(theirs, key=theirs.get)
+def buffer_manager_largest(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
+    ours = {k: t.share(txn_type, k) for k in common.COMPONENTS}
     bm = "buffer_manager"
-    claim = Claim(
-        f"The buffer manager is the largest component of {name}'s instructions",
-        f"{'yes' if largest == bm else 'no'}: largest {LABEL[largest]} {pct(ours[largest])}, "
-        f"buffer manager {pct(ours[bm])}",
-        f"{'yes' if theirs_largest == bm else 'no'}: largest {LABEL[theirs_largest]} {pct(theirs[theirs_largest])}",
-        largest == bm,
-        f"of the five components, the buffer manager ({_steps_words(common.component_steps(t.instructions)[bm])}) "
-        f"removes the largest share of {name}'s step-0 instructions",
-    )
-    if largest != bm:
-        claim.why = (
-            f"{LABEL[largest]} removes {pct(ours[largest])} of {name}'s step-0 instructions, "
-            f"the buffer manager only {pct(ours[bm])} ({count(t.components.at[(txn_type, bm), 'instructions'])} "
-            f"of {count(t.total(0, txn_type))} per transaction)"
-        )
-    return claim
+    others = {k: v for k, v in ours.items() if k != bm}
+    runner_up = max(others, key=others.get)
+    margin = ours[bm] - others[runner_up]
+    result = ClaimResult(c, f"buffer manager {pct(ours[bm])}, next {LABEL[runner_up]} {pct(ours[runner_up])} "
+                            f"({margin:+.1f} points)", cc.evaluate_count(margin, c.band))
+    if result.outcome.reproduced != "yes":
+        largest = max(ours, key=ours.get)
+        result.why = (f"{LABEL[largest]} removes {pct(ours[largest])} of {_name(txn_type)}'s step-0 instructions, "
+                      f"the buffer manager ({_steps_words(common.component_steps(t.instructions)[bm])}) only "
+                      f"{pct(ours[bm])} ({count(t.components.at[(txn_type, bm), 'instructions'])} of "
+                      f"{count(t.total(0, txn_type))} per transaction)")
+    return result
 
 
-def payment_share_in_band(t: Tables, component: str, band, about: str) -> Claim:
-    ours, theirs = t.share("payment", component), t.theirs_share("payment", component)
+def payment_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
+    ours = t.share("payment", component)
     steps = common.component_steps(t.instructions)[component]
-    claim = Claim(
-        f"{LABEL[component].capitalize()} removes ~{about} of Payment's instructions ({band[0]:g}-{band[1]:g}%)",
-        pct(ours),
-        pct(theirs),
-        _band(ours, band),
-        f"{LABEL[component]} ({_steps_words(steps)}) removes {band[0]:g}-{band[1]:g}% "
-        "of Payment's step-0 instructions",
-    )
-    if not claim.reproduced:
+    result = ClaimResult(c, pct(ours), cc.evaluate_count(ours, c.band))
+    if result.outcome.reproduced != "yes":
         changes = t.phase_change("payment", steps[0] - 1, steps[-1])
-        claim.why = (
-            f"{LABEL[component]} removes {pct(ours)} of Payment's step-0 instructions, {_side(ours, band)} the "
-            f"{band[0]:g}-{band[1]:g}% band ({count(t.components.at[('payment', component), 'instructions'])} of "
-            f"{count(t.total(0, 'payment'))} per transaction); most of it in "
-            f"{_largest_phase_moves(changes, removed=True)}"
-        )
-    return claim
+        result.why = (f"{LABEL[component]} ({_steps_words(steps)}) removes "
+                      f"{count(t.components.at[('payment', component), 'instructions'])} of "
+                      f"{count(t.total(0, 'payment'))} per Payment; most of it in "
+                      f"{_largest_phase_moves(changes, removed=True)}")
+    return result
 
 
-def small_pages_cut_new_order(t: Tables) -> Claim:
+def small_pages_cut_new_order(t: Tables, c: cc.Criterion) -> ClaimResult:
     step = SMALL_PAGE_STEP
     change = t.total(step, "new_order") - t.total(step - 1, "new_order")
     change_pct = 100.0 * change / t.total(0, "new_order")
-    theirs_removed = float(t.switches.at[step, "theirs_new_order_removed"])
-    theirs_pct = -float(t.switches.at[step, "theirs_new_order_removed_pct"])
-    claim = Claim(
-        "Larger pages (8 KB -> 32 KB, step 8) cut New Order's instructions",
-        f"{change_pct:+.1f}% of step 0 ({signed_count(change)} per New Order)",
-        f"{theirs_pct:+.1f}% of step 0 ({signed_count(-theirs_removed)})",
-        change < 0,
-        f"New Order's instructions per transaction at step {step} are below step {step - 1}'s",
-    )
-    if not claim.reproduced:
+    result = ClaimResult(c, f"{change_pct:+.1f}% of step 0 ({signed_count(change)} per New Order)",
+                         cc.evaluate_count(change_pct, c.band))
+    if result.outcome.reproduced != "yes":
         changes = t.phase_change("new_order", step - 1, step)
-        claim.why = (
-            f"with 32 KB pages our New Order runs {count(change)} more instructions per transaction "
-            f"({count(t.total(step - 1, 'new_order'))} -> {count(t.total(step, 'new_order'))}); it grows most in "
-            f"{_largest_phase_moves(changes, removed=False)}"
-        )
-    return claim
+        result.why = (f"with 32 KB pages our New Order runs {count(change)} more instructions per transaction "
+                      f"({count(t.total(step - 1, 'new_order'))} -> {count(t.total(step, 'new_order'))}); it grows "
+                      f"most in {_largest_phase_moves(changes, removed=False)}")
+    return result
 
 
-def new_order_to_payment(t: Tables) -> Claim:
-    band = NEW_ORDER_TO_PAYMENT_BAND
+def new_order_to_payment(t: Tables, c: cc.Criterion) -> ClaimResult:
     ours = t.total(0, "new_order") / t.total(0, "payment")
-    theirs_totals = {tx: common.paper_totals(t.paper, tx)[0] for tx in common.TXN_TYPES}
-    theirs = theirs_totals["new_order"] / theirs_totals["payment"]
-    claim = Claim(
-        f"New Order runs ~10x Payment's instructions on the full stack ({band[0]:g}-{band[1]:g}x)",
-        f"{ratio(ours)} ({count(t.total(0, 'new_order'))} / {count(t.total(0, 'payment'))})",
-        f"{ratio(theirs)} ({count(theirs_totals['new_order'])} / {count(theirs_totals['payment'])})",
-        _band(ours, band),
-        f"step-0 instructions of New Order / Payment in {band[0]:g}-{band[1]:g}",
-    )
-    if not claim.reproduced:
-        claim.why = f"our New Order runs {ratio(ours)} Payment's instructions, {_side(ours, band)} {band[0]:g}-{band[1]:g}x"
-    return claim
+    return ClaimResult(c, f"{ratio(ours)} ({count(t.total(0, 'new_order'))} / {count(t.total(0, 'payment'))})",
+                       cc.evaluate_count(ours, c.band))
 
 
-def speedup(t: Tables, fast: int, slow: int, minimum: float, what: str) -> Claim:
-    ours = t.tps(fast) / t.tps(slow)
-    theirs = t.theirs_tps(fast) / t.theirs_tps(slow)
-    measured = not math.isnan(ours)
-    claim = Claim(
-        f"{what} (median tps, step {fast} / step {slow}, >= {minimum:g}x)",
-        f"{ratio(ours)} ({count(t.tps(fast))} / {count(t.tps(slow))} tps)" if measured else "not measured",
-        f"{ratio(theirs)} ({count(t.theirs_tps(fast))} / {count(t.theirs_tps(slow))} tps)",
-        measured and ours >= minimum,
-        f"median throughput of step {fast} / median of step {slow} >= {minimum:g} (50/50 New Order/Payment mix)",
-    )
-    if not measured:
-        claim.why = f"steps {slow} and {fast} must both be in the profile's looking_glass.ladder.steps"
-    elif not claim.reproduced:
+def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int) -> ClaimResult:
+    fast_runs, slow_runs = t.tps_samples(fast), t.tps_samples(slow)
+    if fast_runs.empty or slow_runs.empty:
+        missing = [s for s, r in ((slow, slow_runs), (fast, fast_runs)) if r.empty]
+        outcome = cc.inconclusive(f"step(s) {', '.join(map(str, missing))} not run: both must be in the "
+                                  "profile's looking_glass.ladder.steps")
+        return ClaimResult(c, "not measured", outcome)
+    outcome = cc.evaluate_medians(fast_runs, slow_runs, c)
+    result = ClaimResult(c, f"{ratio(outcome.value)} ({count(t.tps(fast))} / {count(t.tps(slow))} tps)"
+                            f"{cc.interval(outcome, 2, 'x')}", outcome)
+    if outcome.reproduced == "no":
         instructions = t.mix_instructions(slow) / t.mix_instructions(fast)
-        claim.why = (
-            f"step {fast} runs {count(t.tps(fast))} tps against {count(t.tps(slow))} at step {slow}, only "
-            f"{ratio(ours)}; its instructions per transaction of the mix are {ratio(instructions)} fewer "
-            f"({count(t.mix_instructions(slow))} -> {count(t.mix_instructions(fast))})"
-        )
-        cpu = t.ladder.at[slow, "cpu_seconds_median"] / t.ladder.at[slow, "elapsed_seconds_median"]
-        if slow in t.ladder.index and cpu < 0.5:
-            claim.why += f"; at step {slow} the engine is on the CPU only {pct(100 * cpu)} of the time"
-    return claim
+        result.why = (f"its instructions per transaction of the mix are {ratio(instructions)} fewer "
+                      f"({count(t.mix_instructions(slow))} -> {count(t.mix_instructions(fast))})")
+        if slow in t.ladder.index and "cpu_seconds_median" in t.ladder.columns:
+            cpu = t.ladder.at[slow, "cpu_seconds_median"] / t.ladder.at[slow, "elapsed_seconds_median"]
+            if cpu < 0.5:
+                result.why += f"; at step {slow} the engine is on the CPU only {pct(100 * cpu)} of the time"
+    return result
 
 
-def remaining_share(t: Tables, txn_type: str) -> Claim:
-    name = "Payment" if txn_type == "payment" else "New Order"
-    ours, theirs = t.share(txn_type, "remaining"), t.theirs_share(txn_type, "remaining")
-    claim = Claim(
-        f"What remains after all removals (step {common.STRIPPED_STEP}) is a small share of {name}'s "
-        f"step-0 instructions (<= {MAX_REMAINING_SHARE_PCT:g}%)",
-        f"{pct(ours)} ({count(t.total(common.STRIPPED_STEP, txn_type))} of {count(t.total(0, txn_type))})",
-        pct(theirs),
-        ours <= MAX_REMAINING_SHARE_PCT,
-        f"step-{common.STRIPPED_STEP} instructions of {name} <= {MAX_REMAINING_SHARE_PCT:g}% of step 0's",
-    )
-    if not claim.reproduced:
-        claim.why = (
-            f"our stripped engine still runs {count(t.total(common.STRIPPED_STEP, txn_type))} instructions per {name}, "
-            f"{pct(ours)} of the full stack's {count(t.total(0, txn_type))}; the optimal kernel runs "
-            f"{count(t.total(common.OPTIMAL_STEP, txn_type))}"
-        )
-    return claim
+def remaining_share(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
+    ours = 100.0 * t.total(common.STRIPPED_STEP, txn_type) / t.total(0, txn_type)
+    result = ClaimResult(c, f"{pct(ours)} ({count(t.total(common.STRIPPED_STEP, txn_type))} of "
+                            f"{count(t.total(0, txn_type))})", cc.evaluate_count(ours, c.band))
+    if result.outcome.reproduced != "yes":
+        result.why = (f"our stripped engine still runs {count(t.total(common.STRIPPED_STEP, txn_type))} "
+                      f"instructions per {_name(txn_type)}; the optimal kernel runs "
+                      f"{count(t.total(common.OPTIMAL_STEP, txn_type))}")
+    return result
 
 
-def optimal_within_paper(t: Tables, txn_type: str) -> Claim:
-    name = "Payment" if txn_type == "payment" else "New Order"
-    limit = common.paper_totals(t.paper, txn_type)[common.OPTIMAL_STEP]
-    ours = t.total(common.OPTIMAL_STEP, txn_type)
-    claim = Claim(
-        f"The optimal kernel needs no more instructions per {name} than the paper's (<= {count(limit)})",
-        count(ours),
-        count(limit),
-        ours <= limit,
-        f"step-{common.OPTIMAL_STEP} instructions per {name} <= the paper's optimal kernel's",
-    )
-    if not claim.reproduced:
-        claim.why = f"our optimal kernel runs {count(ours)} instructions per {name}, {count(ours - limit)} above the paper's"
-    return claim
+def stripped_over_optimal(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
+    stripped, optimal = t.total(common.STRIPPED_STEP, txn_type), t.total(common.OPTIMAL_STEP, txn_type)
+    ours = stripped / optimal if optimal else math.nan
+    return ClaimResult(c, f"{ratio(ours)} ({count(stripped)} / {count(optimal)})", cc.evaluate_count(ours, c.band))
 
 
-def cycles_versus_instructions(t: Tables, component: str, cycles_higher: bool) -> Claim:
+def cycles_versus_instructions(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
     ins, cyc = t.share("new_order", component), t.share("new_order", component, "cycles")
-    theirs_ins = t.theirs_share("new_order", component)
-    theirs_cyc = t.theirs_share("new_order", component, "cycles")
-    relation = "more" if cycles_higher else "less"
-    counted = not math.isnan(cyc)
-    holds = counted and (cyc > ins if cycles_higher else cyc < ins)
-    claim = Claim(
-        f"{LABEL[component].capitalize()} takes a {'larger' if cycles_higher else 'smaller'} share of New Order's "
-        f"cycles than of its instructions",
-        (f"{pct(cyc)} of cycles vs {pct(ins)} of instructions{t.cycles_note()}" if counted else "cycles not counted"),
-        f"{pct(theirs_cyc)} of cycles vs {pct(theirs_ins)} of instructions",
-        holds,
-        f"the share of New Order's step-0 cycles that removing {LABEL[component]} takes off is "
-        f"{'above' if cycles_higher else 'below'} its share of the instructions",
-    )
-    if not counted:
-        claim.why = "cycles were not counted (looking_glass.instructions.cycles: false)"
-    elif not holds:
-        source = (
-            "callgrind's estimate Ir + 10 Bm + 10 L1m + 100 LLm, not a measurement"
-            if t.estimated else "measured"
-        )
-        claim.why = (
-            f"removing {LABEL[component]} takes {pct(cyc)} of New Order's cycles ({source}) and {pct(ins)} of "
-            f"its instructions, so it does not cost {relation} cycles per instruction than the rest of the stack"
-        )
-    return claim
+    if math.isnan(cyc):
+        return ClaimResult(c, "cycles not counted",
+                           cc.inconclusive("cycles were not counted (looking_glass.instructions.cycles: false)"))
+    difference = cyc - ins
+    result = ClaimResult(c, f"{pct(cyc)} of cycles vs {pct(ins)} of instructions{t.cycles_note()}",
+                         cc.evaluate_count(difference, c.band))
+    if result.outcome.reproduced != "yes":
+        source = ("callgrind's estimate Ir + 10 Bm + 10 L1m + 100 LLm, not a measurement"
+                  if t.estimated else "measured")
+        result.why = f"cycles {source}"
+    return result
 
 
-def all_claims(t: Tables) -> list[Claim]:
+def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
+    c = criteria.claims
     return [
-        every_component_matters(t),
-        buffer_manager_largest(t, "payment"),
-        buffer_manager_largest(t, "new_order"),
-        payment_share_in_band(t, "locking", LOCKING_PAYMENT_BAND_PCT, "25%"),
-        payment_share_in_band(t, "logging", LOGGING_PAYMENT_BAND_PCT, "18%"),
-        small_pages_cut_new_order(t),
-        new_order_to_payment(t),
-        speedup(t, common.STRIPPED_STEP, IN_MEMORY_STEP, MIN_SPEEDUP_STRIPPED_VS_IN_MEMORY,
-                "The stripped engine is many times faster than the in-memory full stack without log flush"),
-        speedup(t, common.STRIPPED_STEP, 0, MIN_SPEEDUP_STRIPPED_VS_FLUSHING,
-                "The stripped engine is many times faster than the full stack flushing its log at commit"),
-        speedup(t, common.OPTIMAL_STEP, common.STRIPPED_STEP, MIN_SPEEDUP_OPTIMAL_VS_STRIPPED,
-                "The optimal kernel is several times faster than the stripped engine"),
-        remaining_share(t, "payment"),
-        remaining_share(t, "new_order"),
-        optimal_within_paper(t, "payment"),
-        optimal_within_paper(t, "new_order"),
-        cycles_versus_instructions(t, "btree_keys", cycles_higher=False),
-        cycles_versus_instructions(t, "logging", cycles_higher=True),
+        every_component_matters(t, c["every_component_matters"]),
+        buffer_manager_largest(t, c["buffer_manager_largest_payment"], "payment"),
+        buffer_manager_largest(t, c["buffer_manager_largest_new_order"], "new_order"),
+        payment_share(t, c["locking_share_payment"], "locking"),
+        payment_share(t, c["logging_share_payment"], "logging"),
+        small_pages_cut_new_order(t, c["small_pages_cut_new_order"]),
+        new_order_to_payment(t, c["new_order_to_payment"]),
+        speedup(t, c["speedup_stripped_vs_in_memory"], common.STRIPPED_STEP, IN_MEMORY_STEP),
+        speedup(t, c["speedup_stripped_vs_flushing"], common.STRIPPED_STEP, 0),
+        speedup(t, c["speedup_optimal_vs_stripped"], common.OPTIMAL_STEP, common.STRIPPED_STEP),
+        remaining_share(t, c["remaining_share_payment"], "payment"),
+        remaining_share(t, c["remaining_share_new_order"], "new_order"),
+        stripped_over_optimal(t, c["stripped_over_optimal_payment"], "payment"),
+        stripped_over_optimal(t, c["stripped_over_optimal_new_order"], "new_order"),
+        cycles_versus_instructions(t, c["btree_keys_fewer_cycles"], "btree_keys"),
+        cycles_versus_instructions(t, c["logging_more_cycles"], "logging"),
     ]
 
 
@@ -351,60 +255,25 @@ def all_claims(t: Tables) -> list[Claim]:
 # Output
 
 
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"claim": c.claim, "ours": c.ours, "theirs": c.theirs, "reproduced": "yes" if c.reproduced else "no"}
-         for c in claims],
-        columns=COLUMNS,
-    )
+def load_tables(instructions, switches, components, ladder, paper, runs=()) -> Tables:
+    """The four tables, the paper's numbers and (optional) the ladder's raw-run records."""
+    frame = None
+    if runs:
+        from looking_glass_ladder_table import runs_frame
+
+        frame = runs_frame(list(runs))
+    return Tables(pd.read_csv(instructions), pd.read_csv(switches), pd.read_csv(components), pd.read_csv(ladder),
+                  common.load_paper(paper), frame)
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|")
-
-
-def markdown(claims: list[Claim], t: Tables, profile: str) -> str:
-    frame = claims_frame(claims)
-    done = (frame["reproduced"] == "yes").sum()
-    backend = common.backend_of(t.instructions)
-    lines = [
-        "# looking_glass (E1): claims",
-        "",
-        f"Harizopoulos et al., *OLTP through the looking glass*, SIGMOD 2008, against the dbrepro engine "
-        f"(profile `{profile}`). {done} of {len(claims)} claims reproduced.",
-        "",
-        f"Instruction counts: {backend}"
-        + (" (cycles are callgrind's estimate, not measured)" if t.estimated else "")
-        + f"; the paper's numbers: `{t.paper.get('source', 'workflows/data/looking_glass_paper.yaml')}`.",
-        "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
-    ]
-    lines += ["| " + " | ".join(_cell(row[c]) for c in COLUMNS) + " |" for row in frame.to_dict("records")]
-    lines += ["", "## Criteria", ""]
-    lines += [f"{n}. {c.claim}: reproduced if {c.criterion}." for n, c in enumerate(claims, 1)]
-    differ = [(n, c) for n, c in enumerate(claims, 1) if not c.reproduced]
-    lines += ["", "## Why we differ", ""]
-    if differ:
-        lines += [f"{n}. {c.claim}: {c.why}." for n, c in differ]
-    else:
-        lines.append("Every claim reproduced.")
-    return "\n".join(lines) + "\n"
-
-
-def load_tables(instructions, switches, components, ladder, paper) -> Tables:
-    return Tables(
-        pd.read_csv(instructions), pd.read_csv(switches), pd.read_csv(components), pd.read_csv(ladder),
-        common.load_paper(paper),
-    )
-
-
-def main(tables: Tables, csv_path, md_path, profile: str = "") -> pd.DataFrame:
-    claims = all_claims(tables)
-    frame = claims_frame(claims)
-    frame.to_csv(csv_path, index=False)
-    Path(md_path).write_text(markdown(claims, tables, profile), encoding="utf-8")
-    return frame
+def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=None) -> pd.DataFrame:
+    criteria = cc.load_criteria(criteria_path or "looking_glass")
+    results = all_claims(tables, criteria)
+    backend = common.backend_of(tables.instructions)
+    preamble = (f"Harizopoulos et al., *OLTP through the looking glass*, SIGMOD 2008, against the dbrepro engine "
+                f"(profile `{profile}`). Instruction counts: {backend}"
+                + (" (cycles are callgrind's estimate, not measured)" if tables.estimated else "") + ".")
+    return cc.write_claims(results, criteria, csv_path, md_path, preamble)
 
 
 if "snakemake" in globals():
@@ -412,10 +281,12 @@ if "snakemake" in globals():
     common.run_logged(
         snakemake.log[0],  # noqa: F821
         lambda: main(
-            load_tables(inputs.instructions, inputs.switches, inputs.components, inputs.ladder, inputs.paper),
+            load_tables(inputs.instructions, inputs.switches, inputs.components, inputs.ladder, inputs.paper,
+                        list(inputs.runs)),
             snakemake.output.csv,  # noqa: F821
             snakemake.output.md,  # noqa: F821
             snakemake.config.get("profile", ""),  # noqa: F821
+            inputs.criteria,
         ),
     )
 elif __name__ == "__main__":
@@ -425,8 +296,9 @@ elif __name__ == "__main__":
     parser.add_argument("csv", help="claims.csv to write")
     parser.add_argument("md", help="claims.md to write")
     parser.add_argument("--profile", default="", help="profile name, for claims.md")
+    parser.add_argument("--runs", nargs="*", default=[], help="the ladder's raw-run records (JSON)")
     args = parser.parse_args()
     folder = Path(args.tables)
     loaded = load_tables(*(folder / f"{name}.csv" for name in ("instructions", "switches", "components", "ladder")),
-                         args.paper)
+                         args.paper, args.runs)
     print(main(loaded, args.csv, args.md, args.profile).to_string(index=False))

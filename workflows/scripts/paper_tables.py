@@ -52,7 +52,8 @@ def claims_tex(claims: pd.DataFrame) -> str:
     ]
     for row in claims.itertuples(index=False):
         reproduced = str(row.reproduced).strip().lower() in ("yes", "true", "1")
-        mark = "yes" if reproduced else r"\textbf{no}"
+        outcome = str(row.reproduced).strip().lower()
+        mark = "yes" if reproduced else (r"\textit{inconclusive}" if outcome == "inconclusive" else r"\textbf{no}")
         lines.append(f"{cell(row.claim)} & {cell(row.ours)} & {cell(row.theirs)} & {mark} \\\\")
     lines.append(r"\end{longtable}")
     return "\n".join(lines) + "\n"

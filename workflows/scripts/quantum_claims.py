@@ -1,49 +1,47 @@
-"""E4's claims: each of the article's findings, our number, theirs, whether
-ours reproduces it by an explicit criterion, and which mechanism each effect
-comes from.
-
-A longer quantum can shorten the mean session time in two ways:
+"""E4's claims: each of the article's findings, our number, theirs, and
+whether ours reproduces it by the criterion written in
+workflows/claims/quantum.yaml (the only place the criteria live); and which
+mechanism each effect comes from, per scheduler and placement:
   finishing order  with turns long against a session some sessions finish
                    early; no work is saved (quantum_prediction.round_robin
                    gives what it explains);
   work saved       fewer switches, less cache refill: less CPU time per
-                   session for the same work.
-The article's explanation is the second, so a time claim counts as
-reproduced only when the work saved shows it (CPU time per session lower at
-the long quantum, beyond the spread over repeats), never from finishing order
-alone, and only beyond two noise floors: the range over repeats, and the
-change of CPU time between the quanta at one session per CPU, where a quantum
-saves nothing (no other session to switch to). The spread of session times
-comes from the turn length itself
-(round robin predicts (S - 1) Q); its claims say so.
+                   session for the same work (beyond the repeats' range and
+                   beyond the change between the quanta at one session per
+                   CPU, where no switch happens);
+  turn length      the spread of session times, (S - 1) Q under round robin.
 
-Writes claims.csv (exactly: claim, ours, theirs, reproduced -- yes or no; the
-mechanism is named in `ours`) and claims.md (the table, each claim's criterion,
-why the missed ones differ, and the mechanisms per configuration).
+A time claim is `yes` only when the work saved (CPU time per session) shows it
+too, not from finishing order alone; a run table without the columns a claim's
+mechanism needs (`requires` in the yaml), or without each repeat's run, gives
+`inconclusive` with the reason. Writes claims.csv (claims_common.CLAIM_COLUMNS)
+and claims.md (the table, each claim's criterion, and the effects).
 
 Run by Snakemake (rule quantum_claims), or by hand:
-    python workflows/scripts/quantum_claims.py runs.csv paper.yaml claims.csv claims.md
+    python workflows/scripts/quantum_claims.py runs.csv paper.yaml claims.csv claims.md [RUN.json ...]
 """
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
-from quantum_prediction import finishing_order_gain_pct
-from quantum_sizing import article_session_seconds
-from script_common import Claim, write_claims
 
-# Criteria (ours).
-MIN_GAIN_GROWTH_PCT = 2.0      # gain at most sessions/CPU minus gain at 1/CPU, percentage points
-MIN_Q_GAIN_PCT = 2.0           # mean time at the longest Q below the shortest's, at most sessions/CPU
-MIN_WORK_SAVED_PCT = 1.0       # CPU time per session at the longest Q below the shortest's, percent
-MIN_SPREAD_GROWTH = 2.0        # spread at the longest Q over the shortest's
-MAX_DELTA_OVER_Q_RATIO = 2.0   # largest / smallest delta/Q over the quanta
-MIN_SWITCH_DROP_PCT = 20.0     # context switches per second fewer at the longest Q
+import claims_common as cc
+from claims_common import ClaimResult
+from quantum_prediction import finishing_order_gain_pct
+
+MIN_WORK_SAVED_PCT = 1.0  # CPU time per session lower by at least this, to name work saved as the mechanism
 
 
 def quanta(rows: pd.DataFrame) -> list[int]:
     return sorted(int(float(q)) for q in rows["quantum_ms"].unique() if q != "fair")
+
+
+def at(rows, q, spc, column="mean_seconds") -> float:
+    hit = rows[(rows["quantum_ms"] != "fair") & (rows["quantum_ms"].astype(str).map(_as_int) == q)
+               & (rows["sessions_per_cpu"] == spc)]
+    return float(hit[column].iloc[0]) if len(hit) else float("nan")
 
 
 def _as_int(value):
@@ -53,9 +51,112 @@ def _as_int(value):
         return None
 
 
-def at(rows, q, spc, column="mean_seconds") -> float:
-    hit = rows[(rows["quantum_ms"].astype(str).map(_as_int) == q) & (rows["sessions_per_cpu"] == spc)]
-    return float(hit[column].iloc[0]) if len(hit) else float("nan")
+def gain_pct(rows, short, long, spc) -> float:
+    a, b = at(rows, short, spc), at(rows, long, spc)
+    return 100 * (a - b) / a
+
+
+class Samples:
+    """Each repeat's run of one scheduler (None where only medians over the repeats are at hand)."""
+
+    def __init__(self, rows: pd.DataFrame, per_repeat: pd.DataFrame | None, scheduler: str, placement: str):
+        self.rows = rows
+        self.per_repeat = None if per_repeat is None else per_repeat[
+            (per_repeat["scheduler"] == scheduler) & (per_repeat.get("placement", placement) == placement)]
+        self.repeats = int(rows["repeats"].max()) if "repeats" in rows else 1
+
+    def of(self, workload, q, spc, column) -> np.ndarray:
+        r = self.per_repeat
+        hit = r[(r["workload"] == workload) & (r["quantum_ms"].astype(str).map(_as_int) == q)
+                & (r["sessions_per_cpu"] == spc)]
+        return hit[column].to_numpy(dtype=float) if column in hit else np.array([])
+
+
+def _unmet(c: cc.Criterion, s: Samples) -> cc.Outcome | None:
+    """Inconclusive when the mechanism's columns or each repeat's run are missing."""
+    missing = cc.missing_columns(c, s.rows.columns)
+    if missing:
+        return cc.inconclusive(f"the runs lack {', '.join(missing)}, which this claim's mechanism needs "
+                               "(finishing order alone could explain the time)")
+    if s.per_repeat is None:
+        return cc.inconclusive(f"runs.csv holds medians over {s.repeats} repeat(s); the bootstrap needs each "
+                               "repeat's run (the claims rule's `records` input)", repeats=s.repeats)
+    return None
+
+
+def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, outcome: cc.Outcome) -> cc.Outcome:
+    saved = c.get("work_saved")
+    if not saved or outcome.reproduced == "no":
+        return outcome
+    work = cc.evaluate_medians(s.of(workload, long, spc, saved["column"]), s.of(workload, short, spc, saved["column"]),
+                               c, band=saved["band"], effect=saved["effect"])
+    if work.reproduced != "yes":
+        work.reason = f"work saved ({saved['column']}, Q={short}->{long} ms): {work.reason or 'not shown'}"
+    # The verdict needs both; the interval reported stays the claim's own effect's.
+    combined = cc.combine([outcome, work])
+    combined.value, combined.ci_low, combined.ci_high = outcome.value, outcome.ci_low, outcome.ci_high
+    return combined
+
+
+def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: cc.Criteria,
+                     per_repeat: pd.DataFrame | None, placement: str = "pinned") -> list[ClaimResult]:
+    found = []
+    k = criteria.claims
+    qs = quanta(rows)
+    short, long = qs[0], qs[-1]
+    spcs = sorted(rows["sessions_per_cpu"].unique())
+    low, high = spcs[0], spcs[-1]
+    s = Samples(rows, per_repeat, scheduler, placement)
+    variant = f"{scheduler} {placement}"
+    memory = rows[rows["workload"] == "memory"]
+    cpu = rows[rows["workload"] == "cpu"]
+    if not memory.empty:
+        c = k["memory_gain_grows"]
+        g_low, g_high = gain_pct(memory, short, long, low), gain_pct(memory, short, long, high)
+        outcome = _unmet(c, s)
+        if outcome is None:
+            def growth(sl, ll, sh, lh, axis=-1):
+                def gain(a, b):
+                    return 100.0 * (1.0 - np.median(b, axis=axis) / np.median(a, axis=axis))
+                return gain(sh, lh) - gain(sl, ll)
+
+            cells = [s.of("memory", q, spc, "mean_seconds") for spc in (low, high) for q in (short, long)]
+            outcome = _with_work_saved(c, s, "memory", short, long, high,
+                                       cc.evaluate_statistic(cells, growth, c.band, int(c.min_repeats)))
+        found.append(ClaimResult(c, f"Q {short}->{long} ms: {g_low:.1f}% at {low}/CPU, {g_high:.1f}% at {high}/CPU"
+                                    f"{cc.interval(outcome, 1, ' points')}", outcome, variant=variant))
+    if not cpu.empty:
+        c = k["cpu_mean_drops"]
+        g = gain_pct(cpu, short, long, high)
+        outcome = _unmet(c, s)
+        if outcome is None:
+            outcome = _with_work_saved(c, s, "cpu", short, long, high, cc.evaluate_medians(
+                s.of("cpu", long, high, "mean_seconds"), s.of("cpu", short, high, "mean_seconds"), c))
+        found.append(ClaimResult(c, f"{g:.1f}% shorter at Q={long} than Q={short} ms, {high}/CPU"
+                                    f"{cc.interval(outcome, 1, '%')}", outcome, variant=variant))
+        c = k["spread_grows"]
+        d_short, d_long = at(cpu, short, high, "delta_seconds"), at(cpu, long, high, "delta_seconds")
+        outcome = _unmet(c, s) or cc.evaluate_medians(s.of("cpu", long, high, "delta_seconds"),
+                                                      s.of("cpu", short, high, "delta_seconds"), c)
+        found.append(ClaimResult(c, f"{d_short:.3f} s at Q={short} -> {d_long:.3f} s at Q={long} ms, {high}/CPU"
+                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
+        c = k["spread_over_q_constant"]
+        # The article's quanta from 20 ms up; all of ours if that leaves fewer than two.
+        compared = [q for q in qs if q >= 20] if len([q for q in qs if q >= 20]) >= 2 else qs
+        ratios = [r for r in (at(cpu, q, high, "delta_over_q") for q in compared) if r == r and r > 0]
+        outcome = _unmet(c, s)
+        if outcome is None:
+            def range_ratio(*cells, axis=-1):
+                medians = np.stack([np.median(x, axis=axis) for x in cells], axis=-1)
+                return medians.max(axis=-1) / medians.min(axis=-1)
+
+            outcome = cc.evaluate_statistic([s.of("cpu", q, high, "delta_over_q") for q in compared], range_ratio,
+                                            c.band, int(c.min_repeats))
+        spread = max(ratios) / min(ratios) if ratios else float("inf")
+        found.append(ClaimResult(c, f"delta/Q from {min(ratios, default=0):.1f} to {max(ratios, default=0):.1f} "
+                                    f"(x{spread:.1f}) over Q = {', '.join(map(str, compared))} ms, {high}/CPU"
+                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
+    return found
 
 
 def _or(value: float, default: float) -> float:
@@ -102,85 +203,6 @@ class Effect:
             return "finishing order (no work saved)"
         return "neither finishing order nor work saved (noise or other load)"
 
-    def describe(self) -> str:
-        return (f"{self.gain:.1f}% at {self.spc}/CPU (finishing order predicts {self.order:.2f}%; CPU time per "
-                f"session {-self.work:+.1f}%{'' if self.work_beyond_noise else ', within the repeats'}, "
-                f"{self.work_floor:.1f}% apart at 1/CPU); "
-                f"mechanism: {self.mechanism}")
-
-
-def config_claims(rows: pd.DataFrame, label: str, paper: dict) -> list[Claim]:
-    claims = []
-    qs = quanta(rows)
-    short, long = qs[0], qs[-1]
-    spcs = sorted(rows["sessions_per_cpu"].unique())
-    low, high = spcs[0], spcs[-1]
-    w1, w1_30, w2 = paper["workload1"], paper["workload1_30_sessions"], paper["workload2"]
-    a_short, a_long = min(w2["quanta_ms"]), max(w2["quanta_ms"])
-    memory = rows[rows["workload"] == "memory"]
-    cpu = rows[rows["workload"] == "cpu"]
-    if not memory.empty:
-        e_low, e_high = Effect(memory, low), Effect(memory, high)
-        t = article_session_seconds(paper, "memory")
-        their_order = finishing_order_gain_pct(15, a_short / 1000, a_long / 1000, t)
-        reproduced = e_high.gain - e_low.gain >= MIN_GAIN_GROWTH_PCT and e_high.work_saved and e_high.work > e_low.work
-        claims.append(Claim(
-            f"{label}, memory-bound: the gain of a long quantum grows with sessions per CPU",
-            f"Q {short}->{long} ms: {e_low.gain:.1f}% at {low}/CPU; {e_high.describe()}",
-            f"Q {a_short}->{a_long} ms: {w2['gain_pct'][1]}% at 1/CPU, {w2['gain_pct'][15]}% at 15/CPU "
-            f"(finishing order explains {their_order:.2f}%)",
-            reproduced,
-            f"gain at {high}/CPU exceeds gain at {low}/CPU by >= {MIN_GAIN_GROWTH_PCT} points, and CPU time per "
-            f"session at {high}/CPU is >= {MIN_WORK_SAVED_PCT}% lower at the longest Q (beyond the repeats' range "
-            f"and beyond the change at 1/CPU)",
-            "" if reproduced else f"mechanism: {e_high.mechanism}"))
-    if not cpu.empty:
-        e = Effect(cpu, high)
-        theirs = pct_drop(w1_30["mean_seconds"][20], w1_30["mean_seconds"][400])
-        their_order = finishing_order_gain_pct(15, 0.02, 0.4, article_session_seconds(paper, "cpu"))
-        reproduced = e.gain >= MIN_Q_GAIN_PCT and e.work_saved
-        claims.append(Claim(
-            f"{label}, CPU-bound: mean session time drops with a longer quantum",
-            f"Q {short}->{long} ms: {e.describe()}",
-            f"{theirs:.1f}% shorter at Q=400 than Q=20 ms, 15/CPU (finishing order explains {their_order:.2f}%)",
-            reproduced,
-            f"mean at the longest Q >= {MIN_Q_GAIN_PCT}% below the shortest's, and CPU time per session >= "
-            f"{MIN_WORK_SAVED_PCT}% lower (beyond the repeats' range and beyond the change at 1/CPU)",
-            "" if reproduced else f"mechanism: {e.mechanism}"))
-        sw = {q: at(cpu, q, high, "kernel_switches_per_second") for q in (short, long)}
-        drop = pct_drop(sw[short], sw[long])
-        a_sw = w1["context_switches_per_second"]
-        claims.append(Claim(
-            f"{label}, CPU-bound: fewer context switches per second under a longer quantum",
-            f"{sw[short]:.0f} -> {sw[long]:.0f} per s (-{drop:.0f}%), {high}/CPU; per session "
-            f"{e.switches[short]:.0f} -> {e.switches[long]:.0f}; mechanism: the quantum (turns per session)",
-            f"{a_sw[20]} -> {a_sw[400]} per s (-{pct_drop(a_sw[20], a_sw[400]):.0f}%), Q 20 -> 400 ms, 5/CPU",
-            drop >= MIN_SWITCH_DROP_PCT, f"at least {MIN_SWITCH_DROP_PCT:.0f}% fewer switches per second",
-            "the kernel's switches are not set by the quantum here"))
-        d = {q: at(cpu, q, high, "delta_seconds") for q in (short, long)}
-        p = {q: at(cpu, q, high, "predicted_spread_s") for q in (short, long)}
-        grew = d[long] >= MIN_SPREAD_GROWTH * d[short]
-        claims.append(Claim(
-            f"{label}, CPU-bound: the spread of session times grows with the quantum",
-            f"{d[short]:.3f} s at Q={short} -> {d[long]:.3f} s at Q={long} ms, {high}/CPU (round robin predicts "
-            f"{p[short]:.3f} -> {p[long]:.3f} s); mechanism: turn length, (S - 1) Q",
-            f"{w1_30['spread_seconds'][20]} s at Q=20 -> {w1_30['spread_seconds'][400]} s at Q=400 ms, 15/CPU",
-            grew, f"spread at the longest Q >= {MIN_SPREAD_GROWTH}x the shortest's",
-            "the spread does not follow the turn length"))
-        ratios = [at(cpu, q, high, "delta_over_q") for q in qs]
-        ratios = [r for r in ratios if r == r and r > 0]
-        spread = max(ratios) / min(ratios) if ratios else float("inf")
-        theirs_dq = {q: w1_30["spread_seconds"][q] / (q / 1000) for q in (20, 400)}
-        claims.append(Claim(
-            f"{label}, CPU-bound: spread / Q stays roughly constant",
-            f"delta/Q from {min(ratios, default=0):.1f} to {max(ratios, default=0):.1f} (x{spread:.1f}) over Q = "
-            f"{', '.join(map(str, qs))} ms, {high}/CPU; mechanism: turn length",
-            f"{theirs_dq[20]:.0f} at Q=20, {theirs_dq[400]:.0f} at Q=400 ms "
-            f"(x{max(theirs_dq.values()) / min(theirs_dq.values()):.1f}), 15/CPU",
-            spread <= MAX_DELTA_OVER_Q_RATIO, f"largest / smallest delta/Q <= {MAX_DELTA_OVER_Q_RATIO}",
-            "the spread is not proportional to the quantum"))
-    return claims
-
 
 def mechanisms(runs: pd.DataFrame) -> list[str]:
     """Per scheduler, placement and workload at the most sessions per CPU: the gain, what finishing order
@@ -200,28 +222,45 @@ def mechanisms(runs: pd.DataFrame) -> list[str]:
     return lines
 
 
-def main(runs_path, paper_path, csv_path, md_path) -> None:
+def per_repeat_runs(record_paths) -> pd.DataFrame | None:
+    """Each repeat's run (one row per record), or None without records."""
+    if not record_paths:
+        return None
+    from quantum_tables import run_row
+
+    rows = pd.DataFrame([run_row(p) for p in record_paths])
+    rows["quantum_ms"] = rows["quantum_ms"].astype(str)
+    return rows
+
+
+def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_path=None) -> pd.DataFrame:
     runs = pd.read_csv(runs_path, dtype={"quantum_ms": str})
     paper = yaml.safe_load(Path(paper_path).read_text())
-    claims = []
+    criteria = cc.load_criteria(criteria_path or "quantum")
+    per_repeat = per_repeat_runs(list(record_paths))
+    found = []
+    if "placement" not in runs:
+        runs = runs.assign(placement="pinned")
     for (scheduler, placement), rows in runs.groupby(["scheduler", "placement"], sort=True):
         if scheduler != "os_fair" and len(quanta(rows)) >= 2:
-            claims += config_claims(rows, f"{scheduler} {placement}", paper)
-    Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
-    preamble = (
+            found += scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement)
+    effects_text = "\n".join([
+        "## Which mechanism each effect comes from", "",
         "A longer quantum can shorten the mean session time by finishing order (turns long against a session "
-        "let some finish early; no work is saved) or by saving work (fewer switches, less cache refill: less CPU "
-        "time per session). A time claim counts as reproduced only when the work saved shows it. "
-        "runs.csv has the round-robin prediction of finishing order beside every point and the residual.")
-    table = write_claims(claims, csv_path, md_path, "E4 scheduler quantum: claims", preamble)
-    with open(md_path, "a", encoding="utf-8") as md:
-        md.write("\n## Which mechanism each effect comes from\n\n" + "\n".join(mechanisms(runs)) + "\n")
+        "let some finish early; no work is saved) or by saving work (fewer switches, less cache refill: less "
+        "CPU time per session). runs.csv has the round-robin prediction of finishing order beside every point "
+        "and the residual; the switch cost and refill per session come from an in-run regression of each unit "
+        "of work's CPU time on the switches inside it.", "", *mechanisms(runs)])
+    table = cc.write_claims(found, criteria, csv_path, md_path, extra_markdown=effects_text)
     print(f"{len(table)} claims -> {csv_path}", file=sys.stderr)
+    return table
 
 
 if "snakemake" in globals():
     with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
         sys.stderr = log
-        main(snakemake.input.runs, snakemake.input.paper, snakemake.output.csv, snakemake.output.md)  # noqa: F821
+        i = snakemake.input  # noqa: F821
+        main(i.runs, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
+             list(i.get("records", [])), i.criteria)
 elif __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])

@@ -1,0 +1,231 @@
+"""results/summary.md (and .html, the report's first page): per study, how
+many claims are yes / no / inconclusive and the headline numbers, with the
+machine, its load average, the profile and the commit. Every number is read
+from the run's tables; none is typed here. The README points at a committed
+copy of this file (reference/summary-<profile>.md) instead of quoting numbers.
+
+Run by Snakemake (rule summary), or by hand:
+    python workflows/scripts/summary.py RESULTS_DIR PROFILE OUT.md OUT.html
+"""
+from __future__ import annotations
+
+import html
+import math
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+import claims_common as cc
+
+STUDIES = {
+    "looking_glass": "E1 looking_glass: OLTP through the looking glass (SIGMOD 2008)",
+    "key_cache": "E2 key_cache: segmented key cache (MariaDB 5.2)",
+    "openedge": "E3 openedge: OpenEdge 12 server features",
+    "quantum": "E4 quantum: scheduler time quantum (Oracle 10.2, 2008)",
+    "fifo_cache": "E5 fifo_cache: FIFO page cache (SoQoL)",
+}
+
+
+def _read(results: Path, study: str, name: str) -> pd.DataFrame | None:
+    path = results / "tables" / study / f"{name}.csv"
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def _fmt(value, digits=0, suffix="") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:,.{digits}f}{suffix}"
+
+
+def headline_looking_glass(results: Path) -> list[str]:
+    lines = []
+    instructions = _read(results, "looking_glass", "instructions")
+    if instructions is not None:
+        totals = instructions.groupby(["step", "txn_type"])["instructions"].sum()
+        for txn in ("payment", "new_order"):
+            if (0, txn) in totals and (11, txn) in totals:
+                lines.append(f"{txn}: {_fmt(totals[(0, txn)])} instructions per transaction on the full stack "
+                             f"(step 0), {_fmt(totals[(11, txn)])} on the optimal kernel (step 11); backend "
+                             f"{instructions['backend'].iloc[0]}")
+    ladder = _read(results, "looking_glass", "ladder")
+    if ladder is not None:
+        tps = ladder.set_index("step")["tps_median"]
+        lines.append("ladder median tps: " + ", ".join(f"step {s} {_fmt(v)}" for s, v in tps.items()
+                                                        if s in (0, 2, 10, 11)))
+    return lines
+
+
+def headline_key_cache(results: Path) -> list[str]:
+    relative = _read(results, "key_cache", "relative")
+    if relative is None:
+        return []
+    ours = relative[relative["source"] == "ours"]
+    threads = [c for c in ours.columns if c.isdigit()]
+    if ours.empty or not threads:
+        return []
+    values = ours[threads].apply(pd.to_numeric, errors="coerce")
+    best = values.max(axis=1).idxmax()
+    column = values.loc[best].idxmax()
+    return [f"largest gain over segments off: {_fmt(values.at[best, column], 1, '%')} "
+            f"({int(ours.at[best, 'segments'])} segments, {column} threads, P={int(ours.at[best, 'points'])})"]
+
+
+def headline_openedge(results: Path) -> list[str]:
+    ladder = _read(results, "openedge", "ladder")
+    if ladder is None:
+        return []
+    return ["median time vs baseline: " + ", ".join(
+        f"{row.name} {_fmt(row.change_vs_baseline_pct, 1, '%')}" for row in ladder.itertuples() if row.step > 0)]
+
+
+def headline_quantum(results: Path) -> list[str]:
+    runs = _read(results, "quantum", "runs")
+    if runs is None:
+        return []
+    return [f"{len(runs)} configurations (scheduler x workload x Q x sessions per CPU), "
+            f"{int(runs['repeats'].max()) if 'repeats' in runs else 1} repeat(s) each; mean session times in "
+            "results/tables/quantum/workload1.csv and workload2.csv"]
+
+
+def headline_fifo_cache(results: Path) -> list[str]:
+    table = _read(results, "fifo_cache", "throughput")
+    if table is None:
+        return []
+    lines = []
+    for fraction, rows in table.groupby("fraction"):
+        if abs(fraction - 0.1) > 1e-9:
+            continue
+        by = rows.set_index("cache_policy")
+        lines.append(f"{fraction:.0%} memory: " + ", ".join(
+            f"{p} {_fmt(by.at[p, 'nopm_median'])} NOPM, hit ratio {_fmt(100 * by.at[p, 'hit_ratio'], 1, '%')}"
+            for p in by.index))
+    return lines
+
+
+HEADLINES = {"looking_glass": headline_looking_glass, "key_cache": headline_key_cache,
+             "openedge": headline_openedge, "quantum": headline_quantum, "fifo_cache": headline_fifo_cache}
+
+
+def load_averages(results: Path) -> list[float]:
+    """Every load average recorded before a timed run, from the raw records' tables."""
+    found = []
+    for path in (results / "tables").glob("*/*.csv"):
+        try:
+            frame = pd.read_csv(path, nrows=5000)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+            continue
+        for column in ("loadavg_1m_before", "loadavg_1m_median", "loadavg_1m"):
+            if column in frame:
+                found += [float(v) for v in pd.to_numeric(frame[column], errors="coerce").dropna()]
+                break
+    return found
+
+
+def machine() -> dict:
+    from dbrepro import provenance
+
+    host, git = provenance.host_info(), provenance.git_info()
+    return {"cpu": host["cpu_model"], "cpus": host["usable_cpus"], "kernel": host["kernel"],
+            "hostname": host["hostname"], "commit": git["commit"], "dirty": git.get("dirty")}
+
+
+def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None) -> str:
+    about = about or machine()
+    loads = load_averages(results)
+    now = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
+    lines = [
+        "# dbrepro: summary of this run", "",
+        f"- profile: `{profile}`",
+        f"- commit: `{about['commit']}`" + (" (with uncommitted changes)" if about.get("dirty") else ""),
+        f"- machine: {about['cpu']}, {about['cpus']} usable CPU(s), Linux {about['kernel']}",
+        "- load average (1 min) before the timed runs: "
+        + (f"median {pd.Series(loads).median():.2f}, max {max(loads):.2f}" if loads else "not recorded")
+        + f"; at the end {now[0]:.2f}",
+        f"- written {datetime.now(timezone.utc).isoformat(timespec='seconds')} by the workflow "
+        "(rule summary, workflows/scripts/summary.py)",
+        "",
+        "Each claim's criterion is fixed in `workflows/claims/<study>.yaml` before the data. `yes`: the "
+        "95% confidence interval (timed) or the exact count lies inside the criterion; `no`: outside; "
+        "`inconclusive`: the interval straddles it, or there were fewer repeats than the criterion needs.",
+        "",
+        "| study | claims | yes | no | inconclusive |",
+        "|---|---|---|---|---|",
+    ]
+    total = {o: 0 for o in cc.OUTCOMES}
+    sections = []
+    for study, title in STUDIES.items():
+        path = claims_paths.get(study)
+        if path is None or not Path(path).is_file():
+            continue
+        frame = pd.read_csv(path)
+        found = cc.counts(frame)
+        for outcome in cc.OUTCOMES:
+            total[outcome] += found[outcome]
+        lines.append(f"| {study} | {len(frame)} | {found['yes']} | {found['no']} | {found['inconclusive']} |")
+        sections += ["", f"## {title}", ""]
+        sections += [f"- {line}" for line in HEADLINES[study](results)]
+        sections += [f"- claims: {found['yes']} yes, {found['no']} no, {found['inconclusive']} inconclusive "
+                     f"(results/tables/{study}/claims.csv, claims.md)"]
+    lines.append(f"| all | {sum(total.values())} | {total['yes']} | {total['no']} | {total['inconclusive']} |")
+    return "\n".join(lines + sections) + "\n"
+
+
+def markdown_to_html(text: str) -> str:
+    """The summary's few constructs (headings, bullets, one table, code) as a standalone HTML page."""
+    body, table = [], []
+
+    def inline(s):
+        s = html.escape(s)
+        parts = s.split("`")
+        return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+    def flush_table():
+        if table:
+            rows = [r for r in table if not set(r.replace("|", "").strip()) <= {"-"}]
+            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
+            body.append("<table>" + "".join(
+                "<tr>" + "".join(f"<{'th' if i == 0 else 'td'}>{inline(c)}</{'th' if i == 0 else 'td'}>" for c in row)
+                + "</tr>" for i, row in enumerate(cells)) + "</table>")
+            table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush_table()
+        if line.startswith("## "):
+            body.append(f"<h2>{inline(line[3:])}</h2>")
+        elif line.startswith("# "):
+            body.append(f"<h1>{inline(line[2:])}</h1>")
+        elif line.startswith("- "):
+            body.append(f"<li>{inline(line[2:])}</li>")
+        elif line.strip():
+            body.append(f"<p>{inline(line)}</p>")
+    flush_table()
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>dbrepro summary</title></head><body>"
+            + "\n".join(body) + "</body></html>\n")
+
+
+def main(results_dir, profile, out_md, out_html, claims_paths: dict[str, str] | None = None) -> str:
+    results = Path(results_dir)
+    paths = {study: Path(p) for study, p in (claims_paths or {}).items()} or {
+        study: results / "tables" / study / "claims.csv" for study in STUDIES}
+    text = summary_markdown(results, profile, paths)
+    Path(out_md).write_text(text, encoding="utf-8")
+    Path(out_html).write_text(markdown_to_html(text), encoding="utf-8")
+    return text
+
+
+if "snakemake" in globals():
+    with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
+        sys.stderr = log
+        inputs = snakemake.input  # noqa: F821
+        main("results", snakemake.config.get("profile", ""), snakemake.output.md, snakemake.output.html,  # noqa: F821
+             {study: getattr(inputs, study) for study in STUDIES if hasattr(inputs, study)})
+elif __name__ == "__main__":
+    if len(sys.argv) != 5:
+        raise SystemExit(__doc__)
+    print(main(*sys.argv[1:5]))

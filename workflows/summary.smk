@@ -1,0 +1,30 @@
+# The run's summary: results/summary.md and .html (the report's first page).
+# Per study: claims yes / no / inconclusive and the headline numbers, with the
+# machine, its load average, the profile and the commit; every number read from
+# the tables this run wrote. Included after every study, so STUDY_TARGETS is
+# complete: the summary waits for all of them.
+
+SUMMARY_STUDIES = ["looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"]
+SUMMARY_INPUTS = list(STUDY_TARGETS)
+
+
+rule summary:
+    """Claims per study and the headline numbers, with machine, load average, profile and commit."""
+    input:
+        SUMMARY_INPUTS,
+        **{study: table_path(study, "claims") for study in SUMMARY_STUDIES},
+    output:
+        md="results/summary.md",
+        html=report(
+            "results/summary.html",
+            caption=repo_file("workflows", "report", "summary.rst"),
+            category=REPORT_SUMMARY_CATEGORY,
+        ),
+    log:
+        log_path("summary", "summary"),
+    localrule: True
+    script:
+        "scripts/summary.py"
+
+
+STUDY_TARGETS.extend(["results/summary.md", "results/summary.html"])
