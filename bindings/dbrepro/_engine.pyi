@@ -83,6 +83,7 @@ def run_sessions(
     scheduler: str,
     workload: str,
     cpus: int,
+    pinned: bool,
     sessions_per_cpu: int,
     quantum_ms: float,
     cpu_iterations: int,
@@ -90,7 +91,8 @@ def run_sessions(
     passes: int,
     page_size: int = 8192,
 ) -> dict[str, Any]:
-    """Run sessions per CPU (pinned) under the engine's fiber scheduler or the OS scheduler."""
+    """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
+    OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
