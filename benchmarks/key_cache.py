@@ -70,7 +70,9 @@ def main() -> int:
     print(f"\nmutex waits at {top} threads (contended acquisitions in the timed run):")
     for s in segments:
         c = cells[s, top]
-        print(f"  segments {s:>3}: {c['mutex_waits']:>10,} waits, {c['mutex_waits'] / max(c['queries'], 1):.3f} per query")
+        print(f"  segments {s:>3}: {c['mutex_waits']:>10,} waits, {c['mutex_waits'] / max(c['queries'], 1):.3f} per query, "
+              f"{c['mutex_long_holds']:,} holds in which the holder lost its CPU, "
+              f"{c['involuntary_switches']:,} involuntary context switches")
     return 0
 
 

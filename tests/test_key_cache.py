@@ -85,6 +85,25 @@ def test_bad_config_names_the_parameter(table_dir, kwargs, parameter):
     assert error.value.parameter == parameter
 
 
+def test_the_segment_mutex_is_chosen_and_recorded(table_dir):
+    # MariaDB's cache_lock is adaptive (MY_MUTEX_INIT_FAST): the default.
+    assert key_cache.latches()[0] == "adaptive" and {"futex", "spin"} <= set(key_cache.latches())
+    for latch in key_cache.latches():
+        result = key_cache.run(table_dir=table_dir, segments=2, latch=latch, **QUICK)
+        assert result.config["latch"] == latch and result.metrics["cache"]["latch"] == latch
+        frame = result.to_frame()
+        assert (frame["latch"] == latch).all()
+        # The cache's counters: waits for the segment mutexes and the time waited, reads.
+        assert {"mutex_waits", "mutex_wait_ns", "inflight_waits", "reads", "read_arounds"} <= set(frame.columns)
+        assert (frame["mutex_wait_ns"] >= 0).all()
+
+
+def test_bad_latch_is_named(table_dir):
+    with pytest.raises(key_cache.ConfigError, match="allowed: adaptive, futex, spin") as error:
+        key_cache.run(table_dir=table_dir, latch="ticket")
+    assert error.value.parameter == "latch"
+
+
 def test_missing_table_is_a_config_error(tmp_path):
     with pytest.raises(key_cache.ConfigError, match="table_dir"):
         key_cache.run(table_dir=tmp_path / "none")
@@ -110,7 +129,8 @@ def test_cli_builds_and_runs(python, tmp_path):
 @pytest.mark.parametrize(
     "args, option",
     [(["--segments", "99"], "--segments"), (["--threads", "a,b"], "--threads"),
-     (["--replacement", "fifo"], "--replacement"), (["--seconds", "-1"], "--seconds")],
+     (["--replacement", "fifo"], "--replacement"), (["--seconds", "-1"], "--seconds"),
+     (["--latch", "ticket"], "--latch")],
 )
 def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, table_dir, args, option):
     done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table_dir), "--out",

@@ -36,7 +36,12 @@ def test_every_step_does_the_same_work_and_counts_it(ladder):
     base, bht, mtdbs, ssj = runs[:4]
     assert base["lookups_avoided"] == 0 and bht["lookups_avoided"] > 0
     assert bht["hash_lookups"] + bht["lookups_avoided"] == base["hash_lookups"]
-    assert base["latches"] == 4 and bht["latches"] == max(1, bht["buckets"] // 10)
+    buckets = bht["frames"] * 25 // 100
+    assert base["latches"] == min(1024, buckets) and bht["latches"] == buckets  # 11.7's 1024; -hashLatchFactor 100
+    # Every page was read at the warm-up: no step misses; the index blocks entered are the same.
+    assert {r["misses"] for r in runs} == {0} and len({r["index_blocks"] for r in runs}) == 1
+    assert bht["lookups_avoided_per_index_block"] > 0 == base["lookups_avoided_per_index_block"]
+    assert all({"latch_waits", "latch_wait_ns", "naps"} <= set(r) for r in runs)
     # The server-side join sends only qualifying records: fewer records and messages.
     assert ssj["records_received"] < mtdbs["records_received"]
     assert ssj["messages_on_wire"] < mtdbs["messages_on_wire"]
@@ -73,7 +78,8 @@ def test_progress_can_stop_the_ladder():
     [({"rows": 0}, "rows"), ({"servers": 0}, "servers"), ({"users": 1, "servers": 2}, "users"),
      ({"rows": 3, "users": 4, "servers": 1}, "users"), ({"latch_factor": 101}, "latch_factor"),
      ({"prefetch": 0}, "prefetch"), ({"steps": [4]}, "steps"), ({"steps": []}, "steps"),
-     ({"fanout": 9}, "fanout"), ({"rows": True}, "rows")],
+     ({"fanout": 9}, "fanout"), ({"rows": True}, "rows"), ({"latch_factor": 4}, "latch_factor"),
+     ({"nap": 5, "napmax": 4}, "napmax"), ({"users": 21, "servers": 1, "max_clients": 20}, "users")],
 )
 def test_bad_config_names_the_parameter(kwargs, parameter):
     with pytest.raises(ConfigError) as error:
@@ -164,3 +170,36 @@ def test_smoke_profile_end_to_end(python, repo, tmp_path):
     assert list(ladder["paper_change_vs_previous_pct"].iloc[1:]) == [-3, -35, -44]
     assert ladder["paper_total_change_pct"].iloc[-1] == -63
     assert ladder["tuples"].nunique() == 1
+
+
+@pytest.mark.parametrize("rows, fanout, tuples, checksum, record_reads", [
+    (300, 2, 881, 5511947972236168211, 6203),
+    (1000, 1, 376, 11442215303310198680, 5838),
+])
+def test_rows_are_those_before_the_index_moved_onto_the_shared_btree(rows, fanout, tuples, checksum, record_reads):
+    # Measured with the index of sorted leaves and the pool of its own (commit
+    # b1ff9b9); the B-tree in the shared page cache returns the same rows.
+    result = openedge.run_ladder(rows=rows, fanout=fanout, servers=1, users=2, prefetch=20, steps=[0, 3])
+    assert [(r["tuples"], r["checksum"], r["record_reads"]) for r in result.metrics["runs"]] == [
+        (tuples, checksum, record_reads)] * 2
+
+
+def test_added_latency_is_recorded_per_request():
+    result = openedge.run_ladder(rows=200, servers=1, users=2, prefetch=20, steps=[2, 3], message_delay_us=500)
+    mtdbs, ssj = result.metrics["runs"]
+    for run in (mtdbs, ssj):
+        assert run["added_latency_seconds"] == pytest.approx(run["messages_sent"] * 500e-6)
+    assert ssj["added_latency_seconds"] < mtdbs["added_latency_seconds"]  # the server-side join sends fewer requests
+    assert result.config["message_delay_us"] == 500
+
+
+def test_a_scan_stays_in_an_index_block_for_many_records():
+    result = openedge.run_ladder(rows=5000, servers=1, users=2, prefetch=100, steps=[0, 1], workload="scan")
+    base, bht = result.metrics["runs"]
+    assert base["tuples"] == bht["tuples"] == 5000 and base["checksum"] == bht["checksum"]
+    # Each user's cursor reads 2500 keys from leaves of 510 entries: a handful of blocks, hundreds of
+    # records in each, and a lookup avoided for every record after the first.
+    assert bht["index_blocks"] <= 2 * (2500 // 510 + 2)
+    assert bht["lookups_avoided"] == bht["record_reads"] == 5000
+    assert bht["lookups_avoided_per_index_block"] > 300 and base["lookups_avoided_per_index_block"] == 0
+

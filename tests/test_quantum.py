@@ -1,7 +1,9 @@
 """E4 (quantum): the RR timeslice is always restored (on success, failure,
-Ctrl-C and SIGTERM; a plain file stands in for the sysctl except in one test
-run as root), the Python API's records, the command line's errors, and the
-workflow (dry run; end to end on the smoke profile, marked slow)."""
+Ctrl-C and SIGTERM; a plain file stands in for the sysctl except in the tests
+run as root, one of which reads the timeslice back with sched_rr_get_interval
+while sessions run), the Python API's records (placement, CPU time, switches,
+switch cost, sizing), the command line's errors, and the workflow (dry run;
+end to end on the smoke profile, marked slow)."""
 from __future__ import annotations
 
 import json
@@ -167,6 +169,16 @@ def test_run_sessions_record(scheduler, workload, tmp_path):
     m = run.metrics
     assert len(m["sessions"]) == 3
     assert m["results_agree"]
+    assert run.config["placement"] == "pinned"
+    assert m["cpu_s_per_session"] > 0 and m["voluntary_switches"] >= 0 and m["involuntary_switches"] >= 0
+    # Every unit of work was metered: 200,000 iterations hold 12 units of 2^14, 2 passes of 32 pages one of 64.
+    assert all(s["switch_cost_fit"]["units"] == (12 if workload == "cpu" else 1) for s in m["sessions"])
+    if scheduler == "engine":
+        assert m["effective_quantum_ms"] == 5  # the engine's own quantum
+        # three fibers on one worker: the fiber switches are the metered ones
+        assert m["engine_switches"] >= 0
+    else:
+        assert m["effective_quantum_ms"] >= 0  # what sched_rr_get_interval says of a SCHED_OTHER thread
     assert m["min_seconds"] <= m["mean_seconds"] <= m["max_seconds"] <= m["makespan_seconds"] + 1e-9
     assert m["delta_seconds"] == pytest.approx(m["max_seconds"] - m["min_seconds"])
     assert (m["delta_over_q"] is None) == (scheduler == "os_fair")
@@ -176,6 +188,59 @@ def test_run_sessions_record(scheduler, workload, tmp_path):
 
     write_record(run, tmp_path / "run.json")
     assert load_result(tmp_path / "run.json").metrics["mean_seconds"] == m["mean_seconds"]
+
+
+@pytest.mark.parametrize("placement", quantum.PLACEMENTS)
+def test_placements_run_every_session(placement):
+    cpus = min(2, quantum.available_cpus())
+    run = quantum.run_sessions(scheduler="os_fair", workload="memory", placement=placement, quantum_ms=5,
+                               sessions_per_cpu=2, **{**TINY, "cpus": cpus})
+    assert run.config["placement"] == placement and len(run.metrics["sessions"]) == 2 * cpus
+    assert run.metrics["results_agree"]
+    assert run.to_rows()[0]["placement"] == placement
+
+
+def test_switch_cost_is_the_least_squares_slope():
+    # Units (switches, CPU s): (0, 1.0), (1, 1.1), (2, 1.2): 0.1 s per switch; split over two sessions alike.
+    one = {"units": 3, "sum_x": 3, "sum_y": 3.3, "sum_xy": 3.5, "sum_xx": 5}
+    assert quantum.switch_cost_seconds([one]) == pytest.approx(0.1)
+    a = {"units": 2, "sum_x": 1, "sum_y": 2.1, "sum_xy": 1.1, "sum_xx": 1}
+    b = {"units": 1, "sum_x": 2, "sum_y": 1.2, "sum_xy": 2.4, "sum_xx": 4}
+    assert quantum.switch_cost_seconds([a, b]) == pytest.approx(0.1)
+    # No switches anywhere (one session per CPU): no slope.
+    assert quantum.switch_cost_seconds([{"units": 4, "sum_x": 0, "sum_y": 4, "sum_xy": 0, "sum_xx": 0}]) is None
+
+
+def test_size_sessions_from_a_calibration():
+    sizing = quantum.size_sessions({"cpu": 0.04, "memory": 0.04}, table_mb=0.25, calibration_seconds=0.01)
+    assert sizing["cpu"]["cpu_iterations"] >= 1 and sizing["memory"]["passes"] >= 1
+    for workload in ("cpu", "memory"):
+        calibration = sizing[workload]["calibration"]
+        assert calibration["cpu_seconds"] >= 0.01 and calibration["seconds_per_unit"] > 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.access(quantum.TIMESLICE_PATH, os.W_OK),
+                    reason="needs root to set kernel.sched_rr_timeslice_ms and run SCHED_RR threads")
+def test_rr_timeslice_read_back_while_sessions_run():
+    """The kernel's timeslice is in effect: every SCHED_RR session reads it back
+    with sched_rr_get_interval while the sessions run (rounded up to whole ticks)."""
+    before = quantum.read_timeslice()
+    effective = {}
+    for q in (4, 20):
+        try:
+            run = quantum.run_sessions(scheduler="os_rr", quantum_ms=q, sessions_per_cpu=2,
+                                       **{**TINY, "cpu_iterations": 1_000_000})
+        except RuntimeError as error:  # a container without a real-time budget
+            pytest.skip(f"SCHED_RR threads cannot run here: {error}")
+        read = {s["effective_quantum_ms"] for s in run.metrics["sessions"]}
+        if read == {-1}:
+            pytest.skip("sched_rr_get_interval fails here")
+        assert len(read) == 1, read
+        effective[q] = read.pop()
+        assert q <= effective[q] < q + 10, effective  # ticks are 1 to 10 ms (HZ 1000 to 100)
+        assert run.metrics["effective_quantum_ms"] == effective[q]
+    assert effective[20] > effective[4]
+    assert quantum.read_timeslice() == before
 
 
 def test_os_rr_uses_and_restores_the_timeslice(fake_sysctl):
@@ -192,6 +257,7 @@ def test_os_rr_uses_and_restores_the_timeslice(fake_sysctl):
     (dict(scheduler="cfs"), "scheduler"), (dict(workload="io"), "workload"), (dict(quantum_ms=0), "quantum_ms"),
     (dict(sessions_per_cpu=0), "sessions_per_cpu"), (dict(cpus=999), "cpus"), (dict(passes=0), "passes"),
     (dict(table_mb=0), "table_mb"), (dict(scheduler="os_rr", quantum_ms=2.5), "quantum_ms"),
+    (dict(placement="loose"), "placement"),
 ])
 def test_run_sessions_rejects_bad_values(bad, parameter):
     with pytest.raises(ConfigError) as error:
@@ -205,15 +271,30 @@ def test_run_sessions_rejects_bad_values(bad, parameter):
 def test_cli_writes_a_record(python, tmp_path):
     out = tmp_path / "run.json"
     done = python("-m", "dbrepro.quantum", "--workload", "memory", "--quantum-ms", "10", "--sessions-per-cpu", "2",
-                  "--cpus", "1", "--table-mb", "0.25", "--passes", "2", "--out", str(out))
+                  "--cpus", "1", "--table-mb", "0.25", "--passes", "2", "--placement", "unpinned", "--out", str(out))
     assert done.returncode == 0, done.stderr
     record = json.loads(out.read_text())
     assert record["kind"] == "quantum" and record["config"]["sessions"] == 2
+    assert record["config"]["placement"] == "unpinned"
+
+
+def test_cli_takes_the_session_length_from_a_sizing_record(python, tmp_path):
+    sizing = tmp_path / "sizing.json"
+    sizing.write_text(json.dumps({"cpu": {"cpu_iterations": 300_000}, "memory": {"passes": 3}}))
+    for workload, key, value in (("cpu", "cpu_iterations", 300_000), ("memory", "passes", 3)):
+        out = tmp_path / f"{workload}.json"
+        done = python("-m", "dbrepro.quantum", "--workload", workload, "--cpus", "1", "--table-mb", "0.25",
+                      "--sizing", str(sizing), "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        assert json.loads(out.read_text())["config"][key] == value
+    done = python("-m", "dbrepro.quantum", "--sizing", str(tmp_path / "none.json"), "--out", str(tmp_path / "x.json"))
+    assert done.returncode == 2 and "--sizing" in done.stderr
 
 
 @pytest.mark.parametrize("args, option", [
     (["--quantum-ms", "0"], "--quantum-ms"), (["--quantum-ms", "ten"], "--quantum-ms"),
     (["--scheduler", "cfs"], "--scheduler"), (["--sessions-per-cpu", "0"], "--sessions-per-cpu"),
+    (["--placement", "loose"], "--placement"),
     (["--cpus", "999"], "--cpus"), ([], "--out"),
 ])
 def test_cli_errors_are_one_line_naming_the_option(python, tmp_path, args, option):
@@ -260,10 +341,10 @@ def test_figure_script_draws_runs_table(repo, tmp_path, monkeypatch):
     from figures.quantum_mean_session_time import main
 
     rows = [
-        {"scheduler": s, "workload": w, "quantum_ms": q, "sessions_per_cpu": n, "mean_seconds": n * 1.0,
-         "min_seconds": n * 0.5, "max_seconds": n * 1.5}
-        for s, quanta in (("engine", ("10", "400")), ("os_rr", ("10", "400")), ("os_fair", ("fair",)))
-        for w in ("cpu", "memory") for q in quanta for n in (1, 5)
+        {"scheduler": s, "placement": p, "workload": w, "quantum_ms": q, "sessions_per_cpu": n,
+         "mean_seconds": n * 1.0, "min_seconds": n * 0.5, "max_seconds": n * 1.5, "predicted_mean_s": n * 0.9}
+        for s, quanta in (("engine", ("4", "20")), ("os_rr", ("4", "20")), ("os_fair", ("fair",)))
+        for p in ("pinned", "unpinned") for w in ("cpu", "memory") for q in quanta for n in (1, 5)
     ]
     csv = tmp_path / "runs.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)

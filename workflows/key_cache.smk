@@ -79,9 +79,11 @@ rule key_cache_run:
         warmup=KC["warmup_seconds"],
         seconds=KC["seconds"],
         buffer=KC["buffer_bytes"],
+        index_fraction=KC["index_fraction"],
         division=KC["division_limit"],
         age=KC["age_threshold"],
         replacement=KC["replacement"],
+        latch=KC["latch"],
         seed=KC["seed"],
     threads: TIMED_THREADS
     resources:
@@ -89,8 +91,10 @@ rule key_cache_run:
     shell:
         "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {wildcards.segments}"
         " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
-        " --seconds {params.seconds} --buffer-bytes {params.buffer} --division-limit {params.division}"
-        " --age-threshold {params.age} --replacement {params.replacement} --seed {params.seed}"
+        " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fraction {params.index_fraction}"
+        " --division-limit {params.division}"
+        " --age-threshold {params.age} --replacement {params.replacement} --latch {params.latch}"
+        " --seed {params.seed}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 

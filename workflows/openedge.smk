@@ -51,8 +51,8 @@ rule openedge_run:
     params:
         options=" ".join(
             f"--{name.replace('_', '-')} {OE[name]}"
-            for name in ("rows", "fanout", "seed", "servers", "users", "passes", "prefetch", "fixed_latches",
-                         "latch_factor", "bucket_percent", "address")
+            for name in ("rows", "fanout", "seed", "servers", "users", "max_clients", "passes", "prefetch",
+                         "fixed_latches", "latch_factor", "bucket_percent", "spin", "nap", "napmax", "address")
         ),
         steps=",".join(map(str, OE["steps"])),
     threads: TIMED_THREADS

@@ -1,12 +1,16 @@
 # Study `quantum` (E4, seed 003, 2008): do CPU-bound sessions finish sooner
 # under a longer scheduler quantum when several share a CPU? Sessions run
-# pinned, S per CPU, under the OS (SCHED_RR with kernel.sched_rr_timeslice_ms
-# = Q, which needs root; SCHED_OTHER for comparison) and under the engine's
-# own fiber scheduler.
+# S per CPU, pinned or free on the CPUs (placement), under the OS (SCHED_RR
+# with kernel.sched_rr_timeslice_ms = Q, which needs root; SCHED_OTHER for
+# comparison) and under the engine's own fiber scheduler. Sessions are as long
+# as the article's ratio of quantum to session makes them with our longest Q
+# (scripts/quantum_sizing.py, from a calibration run on this machine).
 #
-#   runs      results/raw/quantum/rep{rep}/{scheduler}_{workload}_q{Q}_s{S}.json (timed)
+#   sizing    results/raw/quantum/sizing.json (timed: the calibration)
+#   runs      results/raw/quantum/rep{rep}/{scheduler}_{placement}_{workload}_q{Q}_s{S}.json (timed)
 #             (os_fair has no Q: its runs are named ..._qfair_s{S})
 #   tables    results/tables/quantum/{runs,workload1,workload2,claims}.csv, claims.md
+#             (runs.csv: the round-robin prediction and the residual beside each point)
 #   figure    results/figures/quantum/mean_session_time.{png,pdf}
 #
 # The article's numbers: workflows/data/quantum_paper.yaml (their one source).
@@ -18,22 +22,24 @@ QT_PAPER = repo_file("workflows", "data", "quantum_paper.yaml")
 
 
 def qt_runs():
-    """Every run of one repeat, by name: scheduler x workload x Q x S (os_fair has no Q)."""
+    """Every run of one repeat, by name: scheduler x placement x workload x Q x S (os_fair has no Q)."""
     runs = {}
     for scheduler in QT["schedulers"]:
         quanta = ["fair"] if scheduler == "os_fair" else QT["quanta_ms"]
-        for workload in QT["workloads"]:
-            for q in quanta:
-                for s in QT["sessions_per_cpu"]:
-                    runs[f"{scheduler}_{workload}_q{q}_s{s}"] = {
-                        # os_fair ignores Q; the first one is passed so the option is valid.
-                        "scheduler": scheduler, "workload": workload,
-                        "quantum": QT["quanta_ms"][0] if q == "fair" else q, "sessions": s,
-                    }
+        for placement in QT["placements"]:
+            for workload in QT["workloads"]:
+                for q in quanta:
+                    for s in QT["sessions_per_cpu"]:
+                        runs[f"{scheduler}_{placement}_{workload}_q{q}_s{s}"] = {
+                            # os_fair ignores Q; the first one is passed so the option is valid.
+                            "scheduler": scheduler, "placement": placement, "workload": workload,
+                            "quantum": QT["quanta_ms"][0] if q == "fair" else q, "sessions": s,
+                        }
     return runs
 
 
 QT_RUNS = qt_runs()
+QT_SIZING = f"results/raw/{QT_STUDY}/sizing.json"
 QT_RUN = raw_path(QT_STUDY, "{run}")
 QT_GRID = {"run": list(QT_RUNS)}
 QT_TABLES = ["runs", "workload1", "workload2"]
@@ -57,12 +63,33 @@ rule quantum:
     localrule: True
 
 
+rule quantum_sizing:
+    """Session lengths at the article's ratio of quantum to session, turned
+    into iterations and passes by a calibration run alone on this machine."""
+    input:
+        paper=QT_PAPER,
+    output:
+        sizing=QT_SIZING,
+    log:
+        log_path(QT_STUDY, "sizing"),
+    params:
+        longest_quantum_ms=max(QT["quanta_ms"]),
+        table_mb=QT["table_mb"],
+        workloads=QT["workloads"],
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    script:
+        "scripts/quantum_sizing.py"
+
+
 rule quantum_run:
-    """One timed run of S sessions per CPU under one scheduler and quantum,
-    through `python -m dbrepro.quantum`. os_rr sets the kernel's RR timeslice
-    for the run and restores it (needs root)."""
+    """One timed run of S sessions per CPU under one scheduler, placement and
+    quantum, through `python -m dbrepro.quantum`, sized by the sizing record.
+    os_rr sets the kernel's RR timeslice for the run and restores it (needs root)."""
     input:
         after_previous_repeat(QT_RUN, QT_GRID),
+        sizing=QT_SIZING,
     output:
         record=QT_RUN,
     log:
@@ -71,28 +98,29 @@ rule quantum_run:
         run="|".join(QT_GRID["run"]),
     params:
         scheduler=qt_run("scheduler"),
+        placement=qt_run("placement"),
         workload=qt_run("workload"),
         quantum=qt_run("quantum"),
         sessions=qt_run("sessions"),
         cpus=QT["cpus"],
-        iterations=QT["cpu_iterations"],
         table_mb=QT["table_mb"],
-        passes=QT["passes"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --workload {params.workload}"
-        " --quantum-ms {params.quantum} --sessions-per-cpu {params.sessions} --cpus {params.cpus}"
-        " --cpu-iterations {params.iterations} --table-mb {params.table_mb} --passes {params.passes}"
+        "{PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --placement {params.placement}"
+        " --workload {params.workload} --quantum-ms {params.quantum} --sessions-per-cpu {params.sessions}"
+        " --cpus {params.cpus} --table-mb {params.table_mb} --sizing {input.sizing:q}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 
 rule quantum_tables:
-    """Every run's figures (median over repeats), and the article's two tables with its numbers beside ours."""
+    """Every run's figures (median over repeats) with the round-robin prediction
+    and the residual, and the article's two tables with its numbers beside ours."""
     input:
         runs=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
         paper=QT_PAPER,
+        prediction=repo_file("workflows", "scripts", "quantum_prediction.py"),
     output:
         **{name: table_path(QT_STUDY, name) for name in QT_TABLES},
     log:
@@ -107,7 +135,10 @@ rule quantum_claims:
     input:
         runs=table_path(QT_STUDY, "runs"),
         paper=QT_PAPER,
+        prediction=repo_file("workflows", "scripts", "quantum_prediction.py"),
         criteria=claims_criteria(QT_STUDY),
+        # each repeat's run: the evaluator's bootstrap needs them, runs.csv holds medians
+        records=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
     output:
         csv=table_path(QT_STUDY, "claims"),
         md=f"results/tables/{QT_STUDY}/claims.md",

@@ -52,6 +52,9 @@ def key_cache_build_table(
 ) -> dict[str, Any]:
     """Write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory."""
 
+def key_cache_latches() -> list[str]:
+    """The segment mutexes a run can choose, MariaDB's (adaptive) first."""
+
 def key_cache_table_info(*, directory: str) -> dict[str, Any]:
     """The metadata of the sbtest table in a directory."""
 
@@ -60,9 +63,11 @@ def key_cache_run(
     table_dir: str,
     segments: int = 0,
     buffer_bytes: int = 0,
+    index_fraction: float = 1.0,
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",
+    latch: str = "adaptive",
     threads: Sequence[int] = (1,),
     points: Sequence[int] = (10,),
     warmup_seconds: float = 0.2,
@@ -78,6 +83,7 @@ def run_sessions(
     scheduler: str,
     workload: str,
     cpus: int,
+    pinned: bool,
     sessions_per_cpu: int,
     quantum_ms: float,
     cpu_iterations: int,
@@ -85,7 +91,8 @@ def run_sessions(
     passes: int,
     page_size: int = 8192,
 ) -> dict[str, Any]:
-    """Run sessions per CPU (pinned) under the engine's fiber scheduler or the OS scheduler."""
+    """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
+    OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
@@ -112,13 +119,20 @@ def openedge_ladder(
     rows: int,
     fanout: int = 1,
     seed: int = 1,
-    servers: int = 2,
-    users: int = 8,
+    servers: int = 1,
+    users: int = 20,
+    max_clients: int = 20,
     passes: int = 1,
     prefetch: int = 100,
-    fixed_latches: int = 4,
-    latch_factor: int = 10,
+    fixed_latches: int = 1024,
+    latch_factor: int = 100,
     bucket_percent: int = 25,
+    spin: int = 25000,
+    nap: int = 1,
+    napmax: int = 24,
+    message_delay_us: int = 0,
+    client_processes: bool = True,
+    workload: str = "join",
     repeats: int = 1,
     steps: Sequence[int] = (0, 1, 2, 3),
     address: str = "127.0.0.1",

@@ -6,7 +6,10 @@ sbtest table whose index blocks are read through a key cache of N segments.
     >>> result.to_frame()      # one row per (threads, points) cell: queries/s, latency, mutex waits
 
 `segments=0` is the classic cache (one mutex); N splits it as MariaDB 5.2 does,
-block -> segment (file + position / block_size) mod N. The table lives in a
+block -> segment (file + position / block_size) mod N. Each segment's mutex is
+MariaDB's adaptive one by default (`latch="adaptive"`; "futex" and "spin" are
+the alternatives, `latches()` lists them); the cache is the engine's one page
+cache, and its index the engine's one B-tree. The table lives in a
 directory (`table_dir`, sbtest.MYD + sbtest.MYI), built once by
 `build_table` and reused by every run; `run` without one builds a temporary table.
 
@@ -27,7 +30,7 @@ from typing import Any, Sequence
 
 from . import provenance
 from .result import RunResult
-from .tpcc import ConfigError, _integer, _number
+from .tpcc import ConfigError, _choice, _integer, _number
 
 KIND = "key_cache"
 REPLACEMENTS = ("midpoint", "lru")
@@ -83,6 +86,13 @@ def table_info(table_dir: str | os.PathLike) -> dict[str, Any]:
         raise ConfigError("table_dir", f"{str(table_dir)!r} holds no readable sbtest table ({reason}); rebuild it") from None
 
 
+def latches() -> list[str]:
+    """The segment mutexes a run can choose (the engine's list), MariaDB's first."""
+    from . import _engine
+
+    return list(_engine.key_cache_latches())
+
+
 def validate_config(**config: Any) -> dict[str, Any]:
     """The run's config, checked; ConfigError names the first bad parameter."""
     return {
@@ -92,11 +102,20 @@ def validate_config(**config: Any) -> dict[str, Any]:
         "seconds": _number("seconds", config["seconds"], minimum=1e-3),
         "warmup_seconds": _number("warmup_seconds", config["warmup_seconds"], minimum=0.0),
         "buffer_bytes": _integer("buffer_bytes", config["buffer_bytes"], minimum=0),
+        "index_fraction": _fraction("index_fraction", config["index_fraction"]),
         "division_limit": _integer("division_limit", config["division_limit"], minimum=1, maximum=100),
         "age_threshold": _integer("age_threshold", config["age_threshold"], minimum=100),
         "replacement": _choice_replacement(config["replacement"]),
+        "latch": _choice("latch", config["latch"], tuple(latches())),
         "seed": _integer("seed", config["seed"], minimum=0),
     }
+
+
+def _fraction(name: str, value: Any) -> float:
+    value = _number(name, value, minimum=1e-3)
+    if value > 1:
+        raise ConfigError(name, f"must be in (0, 1] (1: the whole index fits), got {value!r}")
+    return value
 
 
 def _choice_replacement(value: Any) -> str:
@@ -115,21 +134,26 @@ def run(
     seconds: float = 0.5,
     warmup_seconds: float = 0.2,
     buffer_bytes: int = 0,
+    index_fraction: float = 1.0,
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",
+    latch: str = "adaptive",
     seed: int = 1,
 ) -> RunResult:
     """Run every (threads, points) cell against one key-cache configuration.
 
-    `buffer_bytes=0` sizes the key buffer to hold the whole index (as the
-    article's 512 MB buffer held its 313 MB index). Without `table_dir`, a
+    `buffer_bytes=0` sizes the key buffer from `index_fraction`: 1 holds the
+    whole index (as the article's 512 MB buffer held its 313 MB index), 0.5
+    or 0.25 that share of it, so that queries miss and read the index file
+    (with the segment mutex released, as MyISAM). Without `table_dir`, a
     table of `rows` rows is built in a temporary directory and removed after.
     """
     config = validate_config(
         segments=segments, threads=list(threads), points=list(points), seconds=seconds,
-        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, division_limit=division_limit,
-        age_threshold=age_threshold, replacement=replacement, seed=seed,
+        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, index_fraction=index_fraction,
+        division_limit=division_limit,
+        age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
     )
     if table_dir is None:
         with tempfile.TemporaryDirectory(prefix="dbrepro_sbtest_") as tmp:
@@ -183,6 +207,8 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "block_size": config["block_size"],
             "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
             "replacement": config["replacement"],
+            "latch": config.get("latch", "futex"),  # records before it was recorded: std::mutex, a futex
+            "index_fraction": config.get("index_fraction", 1.0),
             "seconds_limit": config["seconds"],
             **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
             "buffer_bytes": metrics["cache"]["buffer_bytes"],
@@ -240,9 +266,17 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--seconds", type=float, default=0.5)
     runner.add_argument("--warmup-seconds", type=float, default=0.2)
     runner.add_argument("--buffer-bytes", type=int, default=0)
+    runner.add_argument(
+        "--index-fraction", type=float, default=1.0,
+        help="with --buffer-bytes 0: the key buffer as a share of the index (1 = it fits; 0.5, 0.25: misses)",
+    )
     runner.add_argument("--division-limit", type=int, default=100)
     runner.add_argument("--age-threshold", type=int, default=300)
     runner.add_argument("--replacement", default="midpoint")
+    runner.add_argument(
+        "--latch", default="adaptive",
+        help="the segment mutex: adaptive (MariaDB's MY_MUTEX_INIT_FAST, the default), futex or spin",
+    )
     runner.add_argument("--seed", type=int, default=1)
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     return parser
@@ -269,8 +303,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run(
             table_dir=args.table_dir, segments=args.segments, threads=args.threads, points=args.points,
             seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
+            index_fraction=args.index_fraction,
             division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
-            seed=args.seed,
+            latch=args.latch, seed=args.seed,
         )
     except ConfigError as error:
         print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)

@@ -5,7 +5,8 @@ longer quantum when several share a CPU?
     >>> run = quantum.run_sessions(scheduler="engine", workload="cpu", quantum_ms=20, sessions_per_cpu=5)
     >>> run.metrics["mean_seconds"], run.metrics["delta_seconds"]
 
-Three schedulers run the same sessions (pinned evenly to the CPUs):
+Three schedulers run the same sessions, spread evenly over the CPUs and
+either pinned there or free on all of them (`placement`):
   engine   the engine's own: sessions are fibers on one worker thread per CPU,
            switched cooperatively when their quantum expires;
   os_rr    one thread per session under SCHED_RR, with the kernel's
@@ -17,6 +18,18 @@ Three schedulers run the same sessions (pinned evenly to the CPUs):
            sched/base_slice_ns) set to Q for the run and restored -- needs
            root and a kernel that lets debugfs be written (a locked-down
            kernel refuses even reading it: the run then fails and says so).
+
+Each run records, per session, its CPU time, voluntary and involuntary
+context switches (getrusage RUSAGE_THREAD of its thread), the quantum in effect
+read back with sched_rr_get_interval while it ran, and what a switch cost it:
+the slope of a least-squares line through its units of work (64 pages, 2^14
+iterations), CPU time against the switches inside each unit
+(engine/src/sched/unit_meter.hpp); times the switches, the refill cost per
+session.
+
+Session length: `calibrate` measures the CPU time of one unit alone and
+`size_sessions` turns a session length in seconds into units (the workflow
+sizes sessions at the article's ratio of quantum to session length).
 
 Command line (used by the workflow): python -m dbrepro.quantum --out run.json ...
 """
@@ -40,6 +53,7 @@ from .tpcc import ConfigError
 KIND = "quantum"
 SCHEDULERS = ("engine", "os_rr", "os_fair", "os_fair_q")
 WORKLOADS = ("cpu", "memory")
+PLACEMENTS = ("pinned", "unpinned")
 TIMESLICE_PATH = Path("/proc/sys/kernel/sched_rr_timeslice_ms")
 RT_RUNTIME_PATH = Path("/proc/sys/kernel/sched_rt_runtime_us")
 FAIR_BASE_SLICE_PATH = Path("/sys/kernel/debug/sched/base_slice_ns")
@@ -180,9 +194,12 @@ def _read_int(path: Path) -> int | None:
         return None
 
 
-def validate(*, scheduler, workload, quantum_ms, sessions_per_cpu, cpus, cpu_iterations, table_mb, passes) -> None:
+def validate(*, scheduler, workload, quantum_ms, sessions_per_cpu, cpus, cpu_iterations, table_mb, passes,
+             placement="pinned") -> None:
     if scheduler not in SCHEDULERS:
         raise ConfigError("scheduler", f"invalid choice {scheduler!r} (allowed: {', '.join(SCHEDULERS)})")
+    if placement not in PLACEMENTS:
+        raise ConfigError("placement", f"invalid choice {placement!r} (allowed: {', '.join(PLACEMENTS)})")
     if workload not in WORKLOADS:
         raise ConfigError("workload", f"invalid choice {workload!r} (allowed: {', '.join(WORKLOADS)})")
     if not isinstance(quantum_ms, (int, float)) or isinstance(quantum_ms, bool) or not quantum_ms > 0:
@@ -201,6 +218,7 @@ def run_sessions(
     *,
     scheduler: str = "engine",
     workload: str = "cpu",
+    placement: str = "pinned",
     quantum_ms: float = 20,
     sessions_per_cpu: int = 1,
     cpus: int = 0,
@@ -211,22 +229,25 @@ def run_sessions(
     fair_slice_path: Path | str | None = None,
 ) -> RunResult:
     """One run: `sessions_per_cpu` sessions on each of `cpus` CPUs (0 = all this
-    process may use), each doing the workload once; per-session times and the
-    run's mean, min, max, delta (max - min), delta/Q and makespan."""
+    process may use), each doing the workload once, pinned to its CPU or free
+    on all of them (`placement`); per-session times and the run's mean, min,
+    max, delta (max - min), delta/Q, makespan, CPU time and switches per
+    session, the quantum read back, and the switch (refill) cost."""
     validate(scheduler=scheduler, workload=workload, quantum_ms=quantum_ms, sessions_per_cpu=sessions_per_cpu,
-             cpus=cpus, cpu_iterations=cpu_iterations, table_mb=table_mb, passes=passes)
+             cpus=cpus, cpu_iterations=cpu_iterations, table_mb=table_mb, passes=passes, placement=placement)
     from . import _engine
 
     cpus_used = cpus or available_cpus()
     if cpus_used > available_cpus():
         raise ConfigError("cpus", f"this process may use {available_cpus()} CPU(s), asked for {cpus_used}")
     config = {
-        "scheduler": scheduler, "workload": workload, "quantum_ms": quantum_ms,
+        "scheduler": scheduler, "workload": workload, "placement": placement, "quantum_ms": quantum_ms,
         "sessions_per_cpu": sessions_per_cpu, "cpus": cpus_used, "sessions": sessions_per_cpu * cpus_used,
         "cpu_iterations": cpu_iterations, "table_mb": table_mb, "passes": passes,
     }
     arguments = dict(
-        scheduler=scheduler, workload=workload, cpus=cpus_used, sessions_per_cpu=sessions_per_cpu,
+        scheduler=scheduler, workload=workload, cpus=cpus_used, pinned=placement == "pinned",
+        sessions_per_cpu=sessions_per_cpu,
         quantum_ms=float(quantum_ms), cpu_iterations=cpu_iterations, table_bytes=int(table_mb * (1 << 20)),
         passes=passes,
     )
@@ -259,6 +280,67 @@ def run_sessions(
     return RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect())
 
 
+UNIT_NAMES = {"cpu": "cpu_iterations", "memory": "passes"}
+
+
+def calibrate(workload: str, *, table_mb: float = 8.0, seconds: float = 0.2) -> dict[str, Any]:
+    """CPU seconds of one unit of the workload (one iteration of the CPU loop,
+    one pass over a private table of `table_mb`) run alone on one CPU: a
+    session of doubling length until it takes `seconds` of CPU time. It runs
+    as a SCHED_RR thread where this process may make one (root), so the
+    machine's other processes do not share its CPU, as in the runs; else under
+    the engine's scheduler (the result says which)."""
+    validate(scheduler="engine", workload=workload, quantum_ms=1, sessions_per_cpu=1, cpus=1,
+             cpu_iterations=1, table_mb=table_mb, passes=1)
+    from . import _engine
+
+    def run(scheduler: str, units: int) -> float:
+        raw = _engine.run_sessions(scheduler=scheduler, workload=workload, cpus=1, pinned=True, sessions_per_cpu=1,
+                                   quantum_ms=1000.0, cpu_iterations=units, table_bytes=int(table_mb * (1 << 20)),
+                                   passes=units)
+        return raw["sessions"][0]["cpu_seconds"]
+
+    units = 1 << 16 if workload == "cpu" else 1
+    scheduler = "os_rr"
+    while True:
+        try:
+            cpu = run(scheduler, units)
+        except RuntimeError:  # SCHED_RR refused (not root)
+            scheduler = "engine"
+            continue
+        if cpu >= seconds:
+            return {"workload": workload, "unit": UNIT_NAMES[workload], "units": units, "cpu_seconds": cpu,
+                    "seconds_per_unit": cpu / units, "scheduler": scheduler,
+                    "table_mb": table_mb if workload == "memory" else None}
+        units *= 2 if cpu <= 0 else max(2, min(64, int(1.2 * seconds / cpu) + 1))
+
+
+def size_sessions(session_seconds: dict[str, float], *, table_mb: float = 8.0,
+                  calibration_seconds: float = 0.2) -> dict[str, Any]:
+    """Units of work that make a session of each workload take
+    `session_seconds[workload]` of CPU time alone here, from `calibrate`."""
+    sizing: dict[str, Any] = {}
+    for workload, seconds in session_seconds.items():
+        measured = calibrate(workload, table_mb=table_mb, seconds=calibration_seconds)
+        units = max(1, round(seconds / measured["seconds_per_unit"]))
+        sizing[workload] = {"session_seconds": seconds, measured["unit"]: units, "calibration": measured}
+    return sizing
+
+
+def switch_cost_seconds(fits: Sequence[dict[str, float]]) -> float | None:
+    """CPU seconds one switch adds to a session: the slope of the least-squares
+    line through every unit of work of the given sessions, CPU time against the
+    switches inside the unit (sums from the engine's meter). None when the
+    switches per unit do not vary (one session per CPU: no switches)."""
+    n = sum(f["units"] for f in fits)
+    sx, sy = sum(f["sum_x"] for f in fits), sum(f["sum_y"] for f in fits)
+    sxy, sxx = sum(f["sum_xy"] for f in fits), sum(f["sum_xx"] for f in fits)
+    denominator = n * sxx - sx * sx
+    if n < 2 or denominator <= 1e-9 * max(1.0, n * sxx):
+        return None
+    return (n * sxy - sx * sy) / denominator
+
+
 def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     """The run's figures from its per-session dicts (the engine's output)."""
     sessions = raw["sessions"]
@@ -268,6 +350,9 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     kernel_switches = sum(s["voluntary_switches"] + s["involuntary_switches"] for s in sessions)
     engine_switches = sum(s["engine_switches"] for s in sessions)
     delta = max(walls) - min(walls)
+    fits = [s["switch_cost_fit"] for s in sessions]
+    switch_cost = switch_cost_seconds(fits)
+    metered_switches = sum(f["sum_x"] for f in fits) / len(sessions)
     return {
         "sessions": sessions,
         "table_bytes": raw["table_bytes"],
@@ -278,7 +363,14 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
         "delta_seconds": delta,
         "delta_over_q": delta / (quantum_ms / 1000) if quantum_ms else None,  # JSON has no NaN
         "mean_cpu_seconds": statistics.fmean(cpu),
+        "cpu_s_per_session": statistics.fmean(cpu),
         "total_cpu_seconds": sum(cpu),
+        "voluntary_switches": statistics.fmean(s["voluntary_switches"] for s in sessions),
+        "involuntary_switches": statistics.fmean(s["involuntary_switches"] for s in sessions),
+        "effective_quantum_ms": statistics.median(s["effective_quantum_ms"] for s in sessions),
+        # Method: in-run regression of each unit's CPU time on the switches inside it (unit_meter.hpp).
+        "switch_cost_us": None if switch_cost is None else switch_cost * 1e6,
+        "refill_s_per_session": None if switch_cost is None else switch_cost * metered_switches,
         "kernel_switches": kernel_switches,
         "engine_switches": engine_switches,
         "kernel_switches_per_second": kernel_switches / makespan if makespan > 0 else 0.0,
@@ -307,19 +399,38 @@ def build_parser():
     parser = OneLineErrorParser(prog="dbrepro.quantum", description=__doc__, formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--scheduler", type=_choice(*SCHEDULERS), default="engine")
     parser.add_argument("--workload", type=_choice(*WORKLOADS), default="cpu")
+    parser.add_argument("--placement", type=_choice(*PLACEMENTS), default="pinned",
+                        help="sessions pinned to their CPU, or free on all the run's CPUs")
     parser.add_argument("--quantum-ms", type=_number, default=20.0, help="Q, milliseconds")
     parser.add_argument("--sessions-per-cpu", type=_integer, default=1)
     parser.add_argument("--cpus", type=_integer, default=0, help="CPUs to use; 0 = all this process may use")
     parser.add_argument("--cpu-iterations", type=_integer, default=10_000_000, help="N of workload cpu")
     parser.add_argument("--table-mb", type=_number, default=8.0, help="table size of workload memory, MiB")
     parser.add_argument("--passes", type=_integer, default=25, help="full scans per memory session")
+    parser.add_argument("--sizing", help="a sizing record (JSON, from size_sessions): its cpu_iterations or passes "
+                        "for the workload replace --cpu-iterations / --passes")
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
     return parser
 
 
 _OPTION = {"quantum_ms": "--quantum-ms", "sessions_per_cpu": "--sessions-per-cpu", "cpus": "--cpus",
            "cpu_iterations": "--cpu-iterations", "table_mb": "--table-mb", "passes": "--passes",
-           "scheduler": "--scheduler", "workload": "--workload"}
+           "scheduler": "--scheduler", "workload": "--workload", "placement": "--placement", "sizing": "--sizing"}
+
+
+def _sized(args) -> dict[str, int]:
+    """--cpu-iterations and --passes, or the sizing record's value for the workload."""
+    work = {"cpu_iterations": args.cpu_iterations, "passes": args.passes}
+    if args.sizing:
+        import json
+
+        try:
+            record = json.loads(Path(args.sizing).read_text())[args.workload]
+        except (OSError, ValueError, KeyError) as error:
+            raise ConfigError("sizing", f"no {args.workload} sizing in {args.sizing}: {error}") from None
+        unit = UNIT_NAMES[args.workload]
+        work[unit] = record[unit]
+    return work
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -336,9 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     quantum_ms = int(args.quantum_ms) if float(args.quantum_ms).is_integer() else args.quantum_ms
     try:
         _check_writable(args.out)  # fail now, not after the sessions ran
-        run = run_sessions(scheduler=args.scheduler, workload=args.workload, quantum_ms=quantum_ms,
-                           sessions_per_cpu=args.sessions_per_cpu, cpus=args.cpus,
-                           cpu_iterations=args.cpu_iterations, table_mb=args.table_mb, passes=args.passes)
+        run = run_sessions(scheduler=args.scheduler, workload=args.workload, placement=args.placement,
+                           quantum_ms=quantum_ms, sessions_per_cpu=args.sessions_per_cpu, cpus=args.cpus,
+                           table_mb=args.table_mb, **_sized(args))
     except ConfigError as error:
         return fail(f"{_OPTION.get(error.parameter, error.parameter)}: {error.reason}")
     except TimesliceError as error:
@@ -352,7 +463,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         return fail(str(error))
     m = run.metrics
-    print(f"{args.scheduler} {args.workload} Q={quantum_ms} ms, {run.config['sessions']} sessions: "
+    print(f"{args.scheduler} {args.placement} {args.workload} Q={quantum_ms} ms "
+          f"(in effect {m['effective_quantum_ms']:g} ms), {run.config['sessions']} sessions: "
           f"mean {m['mean_seconds']:.3f} s, min {m['min_seconds']:.3f}, max {m['max_seconds']:.3f}, "
           f"makespan {m['makespan_seconds']:.3f} s -> {args.out}")
     return 0

@@ -1,5 +1,7 @@
 // E2's Python face: build the sbtest table, run select_random_points against
 // one key-cache configuration. Runs release the GIL; results are plain dicts.
+// mutex_waits and mutex_wait_ns are the segment latches' waits (CacheStats);
+// mutex_held_ns and mutex_long_holds their holding (keycache/timed_latch.hpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -59,16 +61,19 @@ py::dict table_info(const std::string& directory) {
                   py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height);
 }
 
-py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, i64 division_limit, i64 age_threshold,
-             const std::string& replacement, const std::vector<i64>& threads, const std::vector<i64>& points,
-             double warmup_seconds, double seconds, i64 seed) {
+py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, double index_fraction, i64 division_limit,
+             i64 age_threshold,
+             const std::string& replacement, const std::string& latch, const std::vector<i64>& threads,
+             const std::vector<i64>& points, double warmup_seconds, double seconds, i64 seed) {
   keycache_driver::KeyCacheRunConfig config;
   config.table_dir = table_dir;
   config.segments = in_range<u32>("segments", segments, 0);
   config.buffer_bytes = in_range<u64>("buffer_bytes", buffer_bytes, 0);
+  config.index_fraction = index_fraction;
   config.division_limit = in_range<u32>("division_limit", division_limit, 1);
   config.age_threshold = in_range<u32>("age_threshold", age_threshold, 100);
   config.replacement = parse_replacement(replacement);
+  config.latch = latch;
   config.threads = u32_list("threads", threads);
   config.points = u32_list("points", points);
   config.warmup_seconds = warmup_seconds;
@@ -89,11 +94,17 @@ py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, i64 d
         py::arg("latency_us_p50") = c.latency_us_p50, py::arg("latency_us_p95") = c.latency_us_p95,
         py::arg("latency_us_p99") = c.latency_us_p99, py::arg("latency_us_max") = c.latency_us_max,
         py::arg("hits") = c.counters.hits, py::arg("misses") = c.counters.misses,
-        py::arg("mutex_waits") = c.counters.mutex_waits));
+        py::arg("reads") = c.counters.reads, py::arg("read_arounds") = c.counters.read_arounds,
+        py::arg("inflight_waits") = c.counters.inflight_waits, py::arg("mutex_waits") = c.counters.latch_waits,
+        py::arg("mutex_wait_ns") = c.counters.latch_wait_ns, py::arg("mutex_acquisitions") = c.holds.acquisitions,
+        py::arg("mutex_held_ns") = c.holds.held_ns, py::arg("mutex_long_holds") = c.holds.long_holds,
+        py::arg("involuntary_switches") = c.involuntary_switches,
+        py::arg("voluntary_switches") = c.voluntary_switches));
   return py::dict(py::arg("rows") = result.rows, py::arg("block_size") = result.block_size,
                   py::arg("index_blocks") = result.index_blocks, py::arg("buffer_bytes") = result.buffer_bytes,
                   py::arg("segment_count") = result.segment_count,
-                  py::arg("blocks_per_segment") = result.blocks_per_segment, py::arg("cells") = cells);
+                  py::arg("blocks_per_segment") = result.blocks_per_segment, py::arg("latch") = result.latch,
+                  py::arg("cells") = cells);
 }
 
 }  // namespace
@@ -102,11 +113,18 @@ void register_key_cache(py::module_& m) {
   m.def("key_cache_build_table", &build_table, py::kw_only(), py::arg("directory"), py::arg("rows"),
         py::arg("seed") = 1, py::arg("block_size") = 1024, py::arg("distribution") = "special",
         "E2: write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory.");
+  m.def(
+      "key_cache_latches",
+      [] {
+        std::vector<std::string> names(keycache::kLatchNames.begin(), keycache::kLatchNames.end());
+        return names;
+      },
+      "E2: the segment mutexes a run can choose, MariaDB's (adaptive) first.");
   m.def("key_cache_table_info", &table_info, py::kw_only(), py::arg("directory"),
         "E2: the metadata of the sbtest table in a directory.");
   m.def("key_cache_run", &run, py::kw_only(), py::arg("table_dir"), py::arg("segments") = 0,
-        py::arg("buffer_bytes") = 0, py::arg("division_limit") = 100, py::arg("age_threshold") = 300,
-        py::arg("replacement") = "midpoint", py::arg("threads") = std::vector<i64>{1},
+        py::arg("buffer_bytes") = 0, py::arg("index_fraction") = 1.0, py::arg("division_limit") = 100, py::arg("age_threshold") = 300,
+        py::arg("replacement") = "midpoint", py::arg("latch") = "adaptive", py::arg("threads") = std::vector<i64>{1},
         py::arg("points") = std::vector<i64>{10}, py::arg("warmup_seconds") = 0.2, py::arg("seconds") = 0.5,
         py::arg("seed") = 1,
         "E2: select_random_points per (threads, points) cell against one key-cache configuration.");

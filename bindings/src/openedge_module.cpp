@@ -32,27 +32,42 @@ py::dict run_dict(const StepRun& run) {
       py::arg("user_seconds") = users, py::arg("tuples") = run.tuples, py::arg("checksum") = run.checksum,
       py::arg("records_received") = run.records_received, py::arg("bytes_sent") = run.wire.bytes_sent,
       py::arg("bytes_received") = run.wire.bytes_received, py::arg("messages_sent") = run.wire.messages_sent,
-      py::arg("messages_received") = run.wire.messages_received, py::arg("hash_lookups") = run.access.hash_lookups,
-      py::arg("lookups_avoided") = run.access.lookups_avoided,
-      py::arg("revalidation_failures") = run.access.revalidation_failures, py::arg("misses") = run.access.misses,
-      py::arg("record_reads") = run.access.record_reads, py::arg("latches") = run.latches,
-      py::arg("buckets") = run.buckets, py::arg("frames") = run.frames);
+      py::arg("messages_received") = run.wire.messages_received,
+      py::arg("added_latency_seconds") = static_cast<double>(run.wire.delay_us) / 1e6,
+      py::arg("hash_lookups") = run.cache.hits + run.cache.misses, py::arg("lookups_avoided") = run.cache.refixes,
+      py::arg("revalidation_failures") = run.cache.refix_failures, py::arg("misses") = run.cache.misses,
+      py::arg("record_reads") = run.access.record_reads, py::arg("index_blocks") = run.access.index_blocks,
+      py::arg("latch_waits") = run.cache.latch_waits, py::arg("latch_wait_ns") = run.cache.latch_wait_ns,
+      py::arg("naps") = run.naps, py::arg("latches") = run.latches, py::arg("buckets") = run.buckets,
+      py::arg("frames") = run.frames);
 }
 
-py::dict ladder(i64 rows, i64 fanout, i64 seed, i64 servers, i64 users, i64 passes, i64 prefetch, i64 fixed_latches,
-                i64 latch_factor, i64 bucket_percent, i64 repeats, const std::vector<i64>& steps,
-                const std::string& address, const py::object& progress) {
+py::dict ladder(i64 rows, i64 fanout, i64 seed, i64 servers, i64 users, i64 max_clients, i64 passes, i64 prefetch,
+                i64 fixed_latches, i64 latch_factor, i64 bucket_percent, i64 spin, i64 nap, i64 napmax, i64 message_delay_us, bool client_processes, const std::string& workload, i64 repeats,
+                const std::vector<i64>& steps, const std::string& address, const py::object& progress) {
   LadderConfig config;
   config.database.rows = in_range<u64>("rows", rows);
   config.database.fanout = in_range<u32>("fanout", fanout);
   config.database.seed = in_range<u64>("seed", seed);
   config.servers = in_range<u32>("servers", servers);
   config.users = in_range<u32>("users", users);
+  config.max_clients = in_range<u32>("max_clients", max_clients);
   config.passes = in_range<u32>("passes", passes);
   config.prefetch = in_range<u32>("prefetch", prefetch);
   config.fixed_latches = in_range<u32>("fixed_latches", fixed_latches);
   config.latch_factor = in_range<u32>("latch_factor", latch_factor);
   config.bucket_percent = in_range<u32>("bucket_percent", bucket_percent);
+  config.spin_nap.spin = in_range<u32>("spin", spin);
+  config.spin_nap.nap_ms = in_range<u32>("nap", nap);
+  config.spin_nap.napmax_ms = in_range<u32>("napmax", napmax);
+  config.message_delay_us = in_range<u32>("message_delay_us", message_delay_us);
+  config.client_processes = client_processes;
+  if (workload == "join")
+    config.workload = LadderConfig::Workload::kJoin;
+  else if (workload == "scan")
+    config.workload = LadderConfig::Workload::kScan;
+  else
+    throw std::invalid_argument("workload: must be 'join' or 'scan', got '" + workload + "'");
   config.repeats = in_range<u32>("repeats", repeats);
   config.steps.clear();
   for (i64 s : steps) config.steps.push_back(in_range<u32>("steps", s));
@@ -91,9 +106,11 @@ py::list ladder_steps() {
 
 void register_openedge(py::module_& m) {
   m.def("openedge_ladder", &ladder, py::kw_only(), py::arg("rows"), py::arg("fanout") = 1, py::arg("seed") = 1,
-        py::arg("servers") = 2, py::arg("users") = 8, py::arg("passes") = 1, py::arg("prefetch") = 100,
-        py::arg("fixed_latches") = 4, py::arg("latch_factor") = 10, py::arg("bucket_percent") = 25,
-        py::arg("repeats") = 1, py::arg("steps") = std::vector<i64>{0, 1, 2, 3}, py::arg("address") = "127.0.0.1",
+        py::arg("servers") = 1, py::arg("users") = 20, py::arg("max_clients") = 20, py::arg("passes") = 1,
+        py::arg("prefetch") = 100, py::arg("fixed_latches") = 1024, py::arg("latch_factor") = 100,
+        py::arg("bucket_percent") = 25, py::arg("spin") = 25000, py::arg("nap") = 1, py::arg("napmax") = 24,
+        py::arg("message_delay_us") = 0, py::arg("client_processes") = true,
+        py::arg("workload") = "join", py::arg("repeats") = 1, py::arg("steps") = std::vector<i64>{0, 1, 2, 3}, py::arg("address") = "127.0.0.1",
         py::arg("progress") = py::none(),
         "E3: build Table1..Table7, then run the 7-table join for every user at each ladder step "
         "(interleaved, repeated) against servers on loopback TCP; per-run times, wire and access counters.");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "btree/btree.hpp"
+#include "btree/bulk_load.hpp"
 #include "btree/key.hpp"
 #include "btree/node.hpp"
 #include "common/random.hpp"
@@ -967,6 +968,47 @@ TEST(PinBalance, BTreeScanOverEmptiedLeavesAndRandomOperations) {
   ASSERT_TRUE(scan_equals(tree, model));
   ASSERT_TRUE(check_structure(tree, pages));
   EXPECT_TRUE(pages.clean());
+}
+
+// ---------------------------------------------------------------------------
+// Bulk load (btree/bulk_load.hpp): a tree written bottom-up from sorted
+// entries has the invariants of one built by inserts, is as shallow as full
+// nodes allow, answers like the model, and takes inserts afterwards.
+
+TEST(BTreeBulkLoad, SortedEntriesGiveAValidMinimalTree) {
+  const u32 cap = Node::capacity_for(1024);
+  // Empty, one leaf, exactly full, one more, and 64 leaves (63 children fit
+  // an inner node: the last inner node would get one child without a key).
+  for (u64 n : {u64{0}, u64{1}, u64{cap}, u64{cap} + 1, u64{cap} * 63 + 1, u64{50000}}) {
+    PageStore pages(1024);
+    std::vector<BulkEntry> sorted;
+    Model model;
+    for (u64 i = 0; i < n; ++i) {
+      sorted.push_back({i * 3 + 1, i * 7});
+      model.emplace(i * 3 + 1, i * 7);
+    }
+    const BTreeShape shape = bulk_load(pages, sorted);
+    BTree<IntegerKeyCompare, PageStore> tree(pages, KeyLayout{64}, shape.root, shape.height, shape.size);
+    ASSERT_TRUE(check_structure(tree, pages)) << n << " entries";
+    ASSERT_TRUE(scan_equals(tree, model)) << n << " entries";
+    int minimal = 1;
+    for (double fits = cap; fits < static_cast<double>(n); fits *= cap + 1) ++minimal;
+    EXPECT_EQ(shape.height, minimal) << n << " entries";
+    for (u64 from : {u64{0}, u64{2}, n / 2 * 3, n * 3 + 5}) ASSERT_TRUE(range_equals(tree, model, from, 100));
+    // Inserts between the loaded keys split the full nodes as usual.
+    for (u64 i = 0; i < std::min<u64>(n, 3000); ++i) {
+      ASSERT_TRUE(tree.insert(i * 3 + 2, i));
+      model.emplace(i * 3 + 2, i);
+    }
+    ASSERT_TRUE(check_structure(tree, pages)) << n << " entries, after inserts";
+    ASSERT_TRUE(scan_equals(tree, model)) << n << " entries, after inserts";
+  }
+}
+
+TEST(BTreeBulkLoad, RejectsUnsortedEntries) {
+  PageStore pages(1024);
+  EXPECT_THROW(bulk_load(pages, std::vector<BulkEntry>{{5, 0}, {5, 1}}), std::invalid_argument);
+  EXPECT_THROW(bulk_load(pages, std::vector<BulkEntry>{{6, 0}, {5, 1}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
-// E2's table and query: every segment count returns the same rows.
+// E2's table and query: every configuration returns the same rows, the
+// rows a scan of the table finds and the rows E2 gave before its migration.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <map>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -26,19 +30,57 @@ struct TempTable {
   ~TempTable() { std::filesystem::remove_all(dir); }
 };
 
-// Reference answer: scan every row.
-PointsResult brute_force(const SbtestTable& table, const std::vector<u32>& points) {
-  PointsResult r;
-  std::vector<u32> sorted(points);
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  for (u64 id = 1; id <= table.meta().rows; ++id) {
-    SbtestRow row;
-    table.read_row(static_cast<u32>(id - 1), &row);
-    if (std::binary_search(sorted.begin(), sorted.end(), row.k)) ++r.rows;
+// Reference answer from a scan of every row: per k, its rows and their digests.
+class BruteForce {
+ public:
+  explicit BruteForce(const SbtestTable& table) {
+    for (u64 id = 1; id <= table.meta().rows; ++id) {
+      SbtestRow row;
+      table.read_row(static_cast<u32>(id - 1), &row);
+      PointsResult& r = by_k_[row.k];
+      ++r.rows;
+      r.checksum += row_digest(row);
+    }
   }
-  return r;
+  PointsResult answer(const std::vector<u32>& points) const {
+    std::vector<u32> sorted(points);
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    PointsResult total;
+    for (u32 k : sorted)
+      if (auto it = by_k_.find(k); it != by_k_.end()) {
+        total.rows += it->second.rows;
+        total.checksum += it->second.checksum;
+      }
+    return total;
+  }
+
+ private:
+  std::map<u32, PointsResult> by_k_;
+};
+
+std::vector<std::vector<u32>> draw_queries(u64 seed, int count, u64 rows, KeyDistribution distribution) {
+  Random draw(seed);
+  std::vector<std::vector<u32>> queries(count);
+  for (auto& q : queries)
+    for (int i = 0; i < 10; ++i) q.push_back(draw_key(draw, distribution, rows));
+  return queries;
 }
+
+template <class Latch>
+struct AttachedCache {
+  keycache::KeyCache<Latch> cache;
+  AttachedCache(const SbtestTable& table, u32 segments, u64 buffer_bytes)
+      : cache(config(segments, buffer_bytes)) {
+    cache.attach(SbtestTable::kIndexFileId, table.index_file());
+  }
+  static keycache::KeyCacheConfig config(u32 segments, u64 buffer_bytes) {
+    keycache::KeyCacheConfig c;
+    c.segments = segments;
+    c.buffer_bytes = buffer_bytes;
+    return c;
+  }
+};
 }  // namespace
 
 TEST(KeyCacheSbtest, RowsLookLikeSysbench) {
@@ -85,40 +127,79 @@ TEST(KeyCacheSbtest, TableRecordsItsDistribution) {
 TEST(KeyCacheSbtest, IndexFindsEveryMatchingRow) {
   TempTable t(5000);
   SbtestTable table(t.dir);
-  EXPECT_GT(table.meta().k_index.height, 1u);
-  keycache::KeyCacheConfig config;
-  config.buffer_bytes = 256 * 1024;
-  keycache::KeyCache cache(config);
-  QueryScratch scratch(1024);
+  EXPECT_GT(table.meta().k_index.height, 1);
+  EXPECT_EQ(table.meta().k_index.size, 5000u);
+  AttachedCache<AdaptiveMutex> c(table, 0, 256 * 1024);
+  PointSelect query(table, c.cache);
   // 2500 lies in the special distribution's hot band: many rows share it.
   const std::vector<u32> points{1, 17, 17, 250, 2500, 2510, 4999, 5000};
-  const PointsResult got = select_points(table, cache, points, scratch);
-  EXPECT_EQ(got.rows, brute_force(table, points).rows);
+  const PointsResult got = query.select_points(points);
+  const PointsResult expected = BruteForce(table).answer(points);
+  EXPECT_EQ(got.rows, expected.rows);
+  EXPECT_EQ(got.checksum, expected.checksum);
   EXPECT_GT(got.rows, 10u);
 }
 
-TEST(KeyCacheSbtest, EverySegmentCountReturnsTheSameRows) {
+// The rows E2 returned before its index and cache moved onto the engine's
+// B-tree and page cache (the same table, the same 300 queries): the sums of
+// rows and digests that the former index_btree and keycache::KeyCache gave.
+TEST(KeyCacheSbtest, SameRowsAsBeforeTheMigration) {
+  struct Golden {
+    KeyDistribution distribution;
+    u64 rows, checksum;
+  };
+  for (const Golden g : {Golden{KeyDistribution::kSpecial, 173766, 12946994368057991569ull},
+                         Golden{KeyDistribution::kUniform, 3004, 5070497700054665665ull}}) {
+    TempTable t(20000, g.distribution);
+    SbtestTable table(t.dir);
+    for (u32 segments : {0u, 64u}) {
+      AttachedCache<AdaptiveMutex> c(table, segments, 64 * 1024 * 16);  // smaller than the index: evictions too
+      PointSelect query(table, c.cache);
+      PointsResult sum;
+      for (const auto& q : draw_queries(3, 300, 20000, g.distribution)) {
+        const PointsResult r = query.select_points(q);
+        sum.rows += r.rows;
+        sum.checksum += r.checksum;
+      }
+      EXPECT_EQ(sum.rows, g.rows) << distribution_name(g.distribution) << " segments " << segments;
+      EXPECT_EQ(sum.checksum, g.checksum) << distribution_name(g.distribution) << " segments " << segments;
+    }
+  }
+}
+
+// Every configuration E2 runs (segments, segment mutex, a cache that holds
+// the index or a half, a quarter, or a sliver of it) returns the rows a scan
+// of the table finds, from several threads at once.
+template <class Latch>
+class KeyCacheConfigurations : public ::testing::Test {};
+using Latches = ::testing::Types<AdaptiveMutex, PlainMutex, keycache::SpinMutex>;
+TYPED_TEST_SUITE(KeyCacheConfigurations, Latches);
+
+TYPED_TEST(KeyCacheConfigurations, EveryConfigurationReturnsTheSameRows) {
   TempTable t(20000);
   SbtestTable table(t.dir);
-  Random draw(3);
-  std::vector<std::vector<u32>> queries(200);
-  for (auto& q : queries)
-    for (int i = 0; i < 10; ++i) q.push_back(draw_key(draw, KeyDistribution::kSpecial, 20000));
-  std::vector<PointsResult> reference;
+  const BruteForce reference(table);
+  const auto queries = draw_queries(5, 24, 20000, KeyDistribution::kSpecial);
+  const u64 index_bytes = u64{table.meta().index_blocks} * 1024;
   for (u32 segments : {0u, 1u, 2u, 7u, 32u, 64u}) {
-    keycache::KeyCacheConfig config;
-    config.segments = segments;
-    config.buffer_bytes = 64 * 1024 * 16;  // smaller than the index: evictions too
-    keycache::KeyCache cache(config);
-    QueryScratch scratch(1024);
-    for (size_t i = 0; i < queries.size(); ++i) {
-      const PointsResult r = select_points(table, cache, queries[i], scratch);
-      if (segments == 0) {
-        reference.push_back(r);
-      } else {
-        EXPECT_EQ(r.rows, reference[i].rows) << "segments " << segments << " query " << i;
-        EXPECT_EQ(r.checksum, reference[i].checksum) << "segments " << segments << " query " << i;
-      }
+    for (u64 buffer : {index_bytes * 5 / 4, index_bytes / 2, index_bytes / 4, u64{8} * 1024 * std::max(1u, segments)}) {
+      buffer = std::max<u64>(buffer, u64{8} * 1024 * std::max(1u, segments));
+      AttachedCache<TypeParam> c(table, segments, buffer);
+      std::atomic<int> wrong{0};
+      std::vector<std::thread> threads;
+      for (int th = 0; th < 3; ++th)
+        threads.emplace_back([&, th] {
+          PointSelect query(table, c.cache);
+          for (size_t i = th; i < queries.size(); i += 2) {
+            const PointsResult r = query.select_points(queries[i]);
+            const PointsResult e = reference.answer(queries[i]);
+            if (r.rows != e.rows || r.checksum != e.checksum) ++wrong;
+          }
+        });
+      for (auto& th : threads) th.join();
+      EXPECT_EQ(wrong.load(), 0) << "segments " << segments << " buffer " << buffer;
+      const CacheStats s = c.cache.counters();
+      EXPECT_EQ(s.reads + s.read_arounds, s.misses) << "every miss reads the file once";
     }
   }
 }
@@ -139,14 +220,38 @@ TEST(KeyCacheRun, MeasuresEveryCell) {
     EXPECT_GT(cell.queries, 0u);
     EXPECT_GT(cell.queries_per_second, 0.0);
     EXPECT_GT(cell.counters.hits, 0u);
+    EXPECT_GT(cell.holds.acquisitions, 0u);  // read while the threads stop: not a consistent cut with the hits
     EXPECT_LE(cell.latency_us_p50, cell.latency_us_p99);
   }
   EXPECT_EQ(result.segment_count, 4u);
+  EXPECT_EQ(result.latch, "adaptive");  // MariaDB's cache_lock, the default
+}
+
+// A key buffer of a quarter of the index: queries miss and read the file.
+TEST(KeyCacheRun, ASmallerCacheMissesThroughTheFile) {
+  TempTable t(3000, KeyDistribution::kUniform);
+  keycache_driver::KeyCacheRunConfig config;
+  config.table_dir = t.dir;
+  config.segments = 2;
+  config.index_fraction = 0.25;
+  config.warmup_seconds = 0.02;
+  config.seconds = 0.1;
+  const auto result = keycache_driver::run_key_cache(config);
+  EXPECT_EQ(result.buffer_bytes, u64{t.meta.index_blocks} / 4 * 1024);
+  const auto& cell = result.cells.at(0);
+  EXPECT_GT(cell.counters.misses, 0u);
+  EXPECT_EQ(cell.counters.reads + cell.counters.read_arounds, cell.counters.misses);
 }
 
 TEST(KeyCacheRun, RejectsBadConfig) {
   keycache_driver::KeyCacheRunConfig config;
   config.table_dir = "x";
   config.threads = {};
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.threads = {1};
+  config.latch = "ticket";
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.latch = "adaptive";
+  config.index_fraction = 1.5;
   EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
 }

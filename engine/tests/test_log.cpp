@@ -35,17 +35,29 @@ struct TempPath {
   std::string path;
 };
 
+// The log's records: the file after its header (which must be format 2's).
 std::vector<std::byte> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  if (chars.size() < sizeof(LogFileHeader)) {
+    ADD_FAILURE() << path << ": " << chars.size() << " bytes, no log file header";
+    return {};
+  }
+  LogFileHeader header;
+  std::memcpy(&header, chars.data(), sizeof(header));
+  EXPECT_EQ(header.magic, kLogMagic);
+  EXPECT_EQ(header.format, kLogFormat);
+  EXPECT_TRUE(log_file_header_valid(header));
+  std::vector<std::byte> bytes(chars.size() - sizeof(header));
+  if (!bytes.empty()) std::memcpy(bytes.data(), chars.data() + sizeof(header), bytes.size());
   return bytes;
 }
 
+// Bytes of log records in the file (its header not counted); -1: no file.
 long file_size(const std::string& path) {
   struct stat st{};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<long>(st.st_size) : -1;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<long>(st.st_size) - static_cast<long>(sizeof(LogFileHeader))
+                                        : -1;
 }
 
 struct Record {
@@ -63,9 +75,13 @@ struct Record {
     std::memcpy(&r.header, log.data() + at, sizeof(LogRecordHeader));
     if (r.header.lsn != base + at)
       return ::testing::AssertionFailure() << "record at offset " << at << " has LSN " << r.header.lsn;
+    if (r.header.header_crc != log_header_checksum(r.header))
+      return ::testing::AssertionFailure() << "record at offset " << at << ": header checksum mismatch";
     at += sizeof(LogRecordHeader);
     if (log.size() - at < r.header.length) return ::testing::AssertionFailure() << "truncated payload at " << at;
     r.payload.assign(log.begin() + static_cast<long>(at), log.begin() + static_cast<long>(at + r.header.length));
+    if (r.header.payload_crc != crc32c(r.payload.data(), r.payload.size()))
+      return ::testing::AssertionFailure() << "record at offset " << at << ": payload checksum mismatch";
     at += r.header.length;
     out.push_back(std::move(r));
   }

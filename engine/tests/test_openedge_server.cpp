@@ -17,7 +17,7 @@ using namespace dbrepro::openedge;
 namespace {
 
 struct Fixture {
-  Database db = build_database({400, 2, 3});
+  Database db = build_database({400, 2, 3, ""});
   BufferPool pool{db, {0, 25, LatchSizing::factor(10)}};
 };
 
@@ -137,6 +137,30 @@ TEST_P(OpenEdgeServerModes, BadFramesGetErrorsWhileAnotherClientContinues) {
   EXPECT_GE(server.stats().errors, 2u);
 }
 
+// Issue 21: the cap on queued replies is checked between requests, not
+// only between reads, so pipelined requests in one read cannot grow the
+// server past it; every request is still answered once the client reads.
+TEST_P(OpenEdgeServerModes, APipeliningClientThatDoesNotReadIsHeldAtTheOutputCap) {
+  Fixture f;
+  ServerConfig c = config(GetParam());
+  c.max_pending_output = 4096;
+  Server server(f.db, f.pool, c);
+  server.start();
+  Client client("127.0.0.1", server.port());
+  constexpr int kRequests = 2000;  // ~40 KB of requests, ~100x the cap in replies
+  std::vector<std::byte> frames;
+  for (int i = 0; i < kRequests; ++i) encode(FindRequest{0, Column::kNumKey, i % 400}, frames);
+  client.send_raw(frames.data(), frames.size());
+  for (int i = 0; i < kRequests; ++i) {
+    const auto reply = client.read_reply();
+    ASSERT_TRUE(std::holds_alternative<RecordsReply>(reply)) << "request " << i;
+    EXPECT_EQ(num_key(std::get<RecordsReply>(reply).entries.at(0).record), i % 400);
+  }
+  EXPECT_EQ(server.stats().requests, u64{kRequests});
+  EXPECT_GT(server.stats().peak_pending_output, 0u);
+  EXPECT_LE(server.stats().peak_pending_output, 4096u + 1024u) << "more than the cap plus one reply was queued";
+}
+
 TEST_P(OpenEdgeServerModes, ADisconnectMidRequestFreesItsCursors) {
   Fixture f;
   Server server(f.db, f.pool, config(GetParam()));
@@ -199,7 +223,7 @@ TEST(OpenEdgeServer, BadAddressesAreClearErrors) {
 
 TEST(OpenEdgeLadder, EveryStepDoesTheSameWork) {
   LadderConfig c;
-  c.database = {300, 1, 1};
+  c.database = {300, 1, 1, ""};
   c.servers = 2;
   c.users = 4;
   c.prefetch = 20;
@@ -212,13 +236,32 @@ TEST(OpenEdgeLadder, EveryStepDoesTheSameWork) {
     EXPECT_EQ(run.user_seconds.size(), 4u);
   }
   EXPECT_GT(result.runs[0].tuples, 0u);
-  EXPECT_EQ(result.runs[0].access.lookups_avoided, 0u);  // baseline: lookups only
-  EXPECT_GT(result.runs[1].access.lookups_avoided, 0u);
-  EXPECT_EQ(result.runs[0].latches, 4u);
-  EXPECT_EQ(result.runs[1].latches, std::max(1u, result.runs[1].buckets / 10));
+  EXPECT_EQ(result.runs[0].cache.refixes, 0u);  // baseline: lookups only
+  EXPECT_GT(result.runs[1].cache.refixes, 0u);
+  // Every step looks up or re-fixes the same index and data blocks, all hits after the warm-up.
+  for (const auto& run : result.runs) {
+    EXPECT_EQ(run.cache.misses, 0u);
+    EXPECT_EQ(run.cache.refix_failures, 0u);
+    EXPECT_EQ(run.access.index_blocks, result.runs[0].access.index_blocks);
+  }
+  EXPECT_EQ(result.runs[1].cache.hits + result.runs[1].cache.refixes, result.runs[0].cache.hits);
+  const u32 buckets = result.runs[0].frames * 25 / 100;
+  EXPECT_EQ(result.runs[0].latches, std::min(1024u, buckets));  // OpenEdge 11.7's fixed 1024, at most one a bucket
+  EXPECT_EQ(result.runs[1].latches, buckets);                   // -hashLatchFactor 100: one a bucket
   EXPECT_LT(result.runs[3].wire.messages_sent, result.runs[2].wire.messages_sent);
   EXPECT_LT(result.runs[3].records_received, result.runs[2].records_received);
+  // Users as threads of this process do the same work as users in client processes.
+  LadderConfig threads = c;
+  threads.client_processes = false;
+  threads.steps = {0};
+  const auto in_threads = run_ladder(threads);
+  EXPECT_EQ(in_threads.runs[0].tuples, result.runs[0].tuples);
+  EXPECT_EQ(in_threads.runs[0].checksum, result.runs[0].checksum);
+  EXPECT_EQ(in_threads.runs[0].wire.messages_sent, result.runs[0].wire.messages_sent);
   LadderConfig bad = c;
   bad.users = 1;
   EXPECT_THROW(run_ladder(bad), std::invalid_argument);  // fewer users than servers
+  bad.users = 5;
+  bad.max_clients = 2;
+  EXPECT_THROW(run_ladder(bad), std::invalid_argument);  // more users than 2 servers of -Ma 2 take
 }

@@ -1,19 +1,20 @@
-// E3's storage side: the generated tables' selectivities, latch sizing, and
-// the optimistic index cursor's re-validation and fallbacks.
+// E3's storage side: the generated tables' selectivities, the buffer pool as
+// a configuration of the page cache (latch sizing, the file behind it, the
+// warm-up), and the optimistic index cursor's re-validation and fallbacks.
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "openedge/buffer_pool.hpp"
 #include "openedge/index_cursor.hpp"
 #include "openedge/join_cursor.hpp"
+#include "openedge/pool.hpp"
 
 using namespace dbrepro;
 using namespace dbrepro::openedge;
 
 namespace {
 
-Database small_db(u64 rows = 2000, u32 fanout = 1) { return build_database({rows, fanout, 7}); }
+Database small_db(u64 rows = 2000, u32 fanout = 1) { return build_database({rows, fanout, 7, ""}); }
 
 std::vector<Record> scan(IndexCursor<OptimisticAccess>& cursor, AccessCounters& counters) {
   std::vector<Record> out;
@@ -44,16 +45,24 @@ TEST(OpenEdgeDatabase, PercentColumnsMatchTheirShareOfKeys) {
 
 TEST(OpenEdgeLatchSizing, FactorIsAShareOfBucketsAndFixedIsACount) {
   EXPECT_EQ(LatchSizing::factor(10).latches_for(1000), 100u);
-  EXPECT_EQ(LatchSizing::factor(5).latches_for(10), 1u);  // never fewer than one
+  EXPECT_EQ(LatchSizing::factor(5).latches_for(10), 2u);  // never fewer than two (OpenEdge's minimum)
+  EXPECT_EQ(LatchSizing::factor(5).latches_for(1), 1u);   // nor more than the buckets
+  EXPECT_EQ(LatchSizing::fixed(1).latches_for(10), 1u);
   EXPECT_EQ(LatchSizing::fixed(256).latches_for(1000), 256u);
   EXPECT_EQ(LatchSizing::fixed(1024).latches_for(100), 100u);  // never more than the buckets
   const Database db = small_db();
   BufferPool pool(db, {0, 25, LatchSizing::factor(10)});
-  EXPECT_EQ(pool.frame_count(), db.pages.size());
-  EXPECT_EQ(pool.bucket_count(), db.pages.size() * 25 / 100);
-  EXPECT_EQ(pool.latch_count(), pool.bucket_count() / 10);
-  EXPECT_EQ(pool.resident_pages(), db.pages.size());  // warmed: everything fits
-  EXPECT_THROW(validate(LatchSizing::factor(0)), std::invalid_argument);
+  EXPECT_EQ(pool.frame_count(), db.page_count);
+  const u32 buckets = static_cast<u32>(db.page_count * 25 / 100);
+  EXPECT_EQ(pool.latch_count(), buckets / 10);
+  // Bucket b is guarded by latch b mod L: every latch the same number of buckets.
+  EXPECT_EQ(pool.bucket_count() % pool.latch_count(), 0u);
+  EXPECT_GE(pool.bucket_count(), buckets);
+  EXPECT_LT(pool.bucket_count(), buckets + pool.latch_count());
+  EXPECT_EQ(pool.resident_pages(), db.page_count);  // warmed: everything fits
+  const CacheStats warm = pool.stats();             // counted from the end of the warm-up
+  EXPECT_EQ(warm.hits + warm.misses + warm.reads + warm.latch_waits, 0u);
+  EXPECT_THROW(validate(LatchSizing::factor(4)), std::invalid_argument);  // -hashLatchFactor: 5..100
 }
 
 TEST(OpenEdgeIndexCursor, OptimisticAndLookupCursorsReadTheSameRecords) {
@@ -64,37 +73,47 @@ TEST(OpenEdgeIndexCursor, OptimisticAndLookupCursorsReadTheSameRecords) {
   IndexCursor<OptimisticAccess> optimistic(pool, db, 1, Column::kOfKey, 100, 1500);
   std::vector<Record> a, b;
   lookup.next_batch(5000, a, lookup_counters);
+  const CacheStats by_lookup = pool.stats();
+  pool.reset_stats();
   optimistic.next_batch(5000, b, optimistic_counters);
+  const CacheStats by_refix = pool.stats();
   ASSERT_EQ(a.size(), 1400u);
   ASSERT_EQ(b.size(), a.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(num_key(a[i]), num_key(b[i]));
-  // Lookup: one hash lookup per record for the leaf and one for the data page.
-  EXPECT_EQ(lookup_counters.lookups_avoided, 0u);
-  // + the two leaves found exhausted (the range crosses leaf boundaries at 511 and 1022) + the one where it ends.
-  static_assert(kEntriesPerLeaf == 511);
-  EXPECT_EQ(lookup_counters.hash_lookups, 2 * a.size() + 2 + 1);
-  // Optimistic: the leaf is looked up once per leaf, re-validated for every other record.
-  EXPECT_EQ(optimistic_counters.hash_lookups + optimistic_counters.lookups_avoided, lookup_counters.hash_lookups);
-  EXPECT_GT(optimistic_counters.lookups_avoided, a.size() - 10);
-  EXPECT_EQ(optimistic_counters.revalidation_failures, 0u);
+  // The range [100, 1500) of 2000 keys, 510 to a leaf: three leaves entered.
+  EXPECT_EQ(lookup_counters.index_blocks, 3u);
+  EXPECT_EQ(optimistic_counters.index_blocks, 3u);
+  const u64 height = static_cast<u64>(pool.index(1, Column::kOfKey).height());
+  EXPECT_EQ(height, 2u);
+  // Lookup: the descent from the root, then a hash lookup per record for the
+  // leaf and one for the data page (the last call finds the key that ends the
+  // range), and one for each leaf moved to.
+  EXPECT_EQ(by_lookup.refixes, 0u);
+  EXPECT_EQ(by_lookup.hits, height + 2 * a.size() + 2);
+  EXPECT_EQ(by_lookup.misses, 0u);
+  // Optimistic: every call after the first re-fixes its leaf instead.
+  EXPECT_EQ(by_refix.refixes, a.size());
+  EXPECT_EQ(by_refix.hits + by_refix.refixes, by_lookup.hits);
+  EXPECT_EQ(by_refix.refix_failures, 0u);
 }
 
 // Reads Table1's keys 10..19 with an optimistic cursor, doing `meanwhile` to
 // its remembered leaf after the third record; the keys must come out whole.
 template <class Meanwhile>
-AccessCounters read_keys_10_to_19(const Database& db, BufferPool& pool, Meanwhile meanwhile) {
+CacheStats read_keys_10_to_19(const Database& db, BufferPool& pool, Meanwhile meanwhile) {
   AccessCounters counters;
   IndexCursor<OptimisticAccess> cursor(pool, db, 0, Column::kNumKey, 10, 20);
   std::vector<Record> out;
   cursor.next_batch(3, out, counters);
-  const u64 avoided_before = counters.lookups_avoided;
-  meanwhile(db.tables[0].indexes[0].leaves[0]);
+  const u64 avoided_before = pool.stats().refixes;
+  meanwhile(db.tables[0].indexes[0].first_leaf);
   cursor.next_batch(100, out, counters);
   EXPECT_EQ(out.size(), 10u);
   for (size_t k = 0; k < out.size(); ++k) EXPECT_EQ(num_key(out[k]), static_cast<i64>(10 + k));
-  EXPECT_EQ(counters.revalidation_failures, 1u);
-  EXPECT_GT(counters.lookups_avoided, avoided_before);  // re-validates again after the fallback
-  return counters;
+  const CacheStats stats = pool.stats();
+  EXPECT_EQ(stats.refix_failures, 1u);
+  EXPECT_GT(stats.refixes, avoided_before);  // re-fixes again after the fallback
+  return stats;
 }
 
 TEST(OpenEdgeIndexCursor, FallsBackWhenTheRememberedLeafWasEvicted) {
@@ -102,17 +121,22 @@ TEST(OpenEdgeIndexCursor, FallsBackWhenTheRememberedLeafWasEvicted) {
   BufferPool pool(db, {});
   const auto counters = read_keys_10_to_19(db, pool, [&](PageId leaf) {
     ASSERT_TRUE(pool.evict(leaf));
-    EXPECT_EQ(pool.resident_pages(), db.pages.size() - 1);
+    EXPECT_EQ(pool.resident_pages(), db.page_count - 1);
   });
-  EXPECT_EQ(counters.misses, 1u);  // the leaf came back from the page store
-  EXPECT_EQ(pool.resident_pages(), db.pages.size());
+  EXPECT_EQ(counters.misses, 1u);  // the leaf came back from the database file
+  EXPECT_EQ(counters.reads, 1u);
+  // Back in a frame (the clock's choice: the emptied frame or another page's).
+  EXPECT_TRUE(pool.resident(db.tables[0].indexes[0].first_leaf));
 }
 
 TEST(OpenEdgeIndexCursor, FallsBackWhenTheRememberedLeafChanged) {
   const Database db = small_db();
   BufferPool pool(db, {});
-  // An update bumps the page's version; the page stays in its frame.
-  const auto counters = read_keys_10_to_19(db, pool, [&](PageId leaf) { pool.touch(leaf); });
+  // An update (an exclusive fix) bumps the page's version; the page stays in its frame.
+  const auto counters = read_keys_10_to_19(db, pool, [&](PageId leaf) {
+    std::byte* page = pool.fix(leaf, LatchMode::kExclusive);
+    pool.unfix(leaf, page, LatchMode::kExclusive);
+  });
   EXPECT_EQ(counters.misses, 0u);
 }
 
@@ -120,9 +144,9 @@ TEST(OpenEdgeBufferPool, PinnedPagesAreNotEvictedAndSmallPoolsReplace) {
   const Database db = small_db();
   BufferPool pool(db, {16, 25, LatchSizing::fixed(4)});
   AccessCounters counters;
-  Frame* frame = pool.fix(3, counters);
+  std::byte* page = pool.fix(3);
   EXPECT_FALSE(pool.evict(3));
-  pool.unfix(frame);
+  pool.unfix(3, page);
   EXPECT_TRUE(pool.evict(3));
   // A scan over more pages than frames replaces them and still reads right.
   IndexCursor<LookupAccess> cursor(pool, db, 2, Column::kNumKey, 0, 2000);
@@ -130,7 +154,8 @@ TEST(OpenEdgeBufferPool, PinnedPagesAreNotEvictedAndSmallPoolsReplace) {
   cursor.next_batch(5000, out, counters);
   ASSERT_EQ(out.size(), 2000u);
   for (i64 k = 0; k < 2000; ++k) ASSERT_EQ(num_key(out[k]), k);
-  EXPECT_GT(counters.misses, 16u);
+  EXPECT_GT(pool.stats().misses, 16u);
+  EXPECT_EQ(pool.resident_pages(), 16u);
 }
 
 TEST(OpenEdgeJoinCursor, SendsEachQualifyingRecordOnceAndOnlyWholeTuples) {

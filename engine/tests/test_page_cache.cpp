@@ -14,6 +14,7 @@
 #include "buffer/page_cache.hpp"
 #include "cache/clock.hpp"
 #include "cache/lru.hpp"
+#include "cache/midpoint_lru.hpp"
 #include "latch/blocking_latches.hpp"
 
 namespace dbrepro {
@@ -259,6 +260,23 @@ TEST(PageCache, ManyThreadsSeeEveryPageIntact) {
   EXPECT_EQ(wrong.load(), 0);
   const CacheStats s = cache.stats();
   EXPECT_EQ(s.hits + s.misses, 12000u);
+}
+
+// A policy with Options (MyISAM's division limit here) gets them in every
+// partition the cache makes, and again after a restart.
+TEST(PageCache, ReplacementOptionsReachEveryPartitionsPolicy) {
+  MemoryFile file(64);
+  PageCache<TestConfig<true, cache::MidpointLru>> cache(options(16, 2), MemoryBacking{&file},
+                                                        cache::MidpointLru::Options{50, 300, true});
+  for (int round = 0; round < 2; ++round) {
+    for (u64 k : {u64{4}, u64{5}})
+      for (int i = 0; i < 4; ++i) value_of(cache, k);  // a miss, then three hits: hot
+    EXPECT_EQ(cache.policy(0).hot_blocks() + cache.policy(1).hot_blocks(), 2u);
+    cache.restart(16);
+  }
+  PageCache<TestConfig<true, cache::MidpointLru>> plain(options(16, 2), MemoryBacking{&file});  // default: plain LRU
+  for (int i = 0; i < 4; ++i) value_of(plain, 4);
+  EXPECT_EQ(plain.policy(plain.partition_of(4)).hot_blocks(), 0u);
 }
 
 TEST(SpinNapLatch, NapsWhenHeldLongerThanItsSpin) {

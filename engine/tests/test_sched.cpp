@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "sched/fiber_scheduler.hpp"
 #include "sched/run_sessions.hpp"
+#include "sched/unit_meter.hpp"
 #include "sched/workloads.hpp"
 
 namespace dbrepro::sched {
@@ -123,11 +125,13 @@ TEST(SchedRunSessions, EngineSchedulerCompletesEverySession) {
   config.cpus = 1;
   config.sessions_per_cpu = 3;
   config.quantum_ms = 0.01;
-  config.cpu_iterations = 50 * kCpuCheckEvery;
+  config.cpu_iterations = 2 * kCpuUnit;
   const SessionsResult result = run_engine_scheduler(config);
   ASSERT_EQ(result.sessions.size(), 3u);
   const double expected = cpu_session(config.cpu_iterations, [] {});
   for (const auto& s : result.sessions) {
+    EXPECT_EQ(s.effective_quantum_ms, 0.01);  // the engine's own quantum
+    EXPECT_EQ(s.switch_cost.units, 2u);       // one per kCpuUnit iterations
     EXPECT_EQ(s.result, expected);
     EXPECT_GT(s.wall_seconds, 0);
     EXPECT_LE(s.wall_seconds, result.makespan_seconds);
@@ -145,6 +149,49 @@ TEST(SchedRunSessions, FairOsSchedulerCompletesEverySession) {
   ASSERT_EQ(result.sessions.size(), 2u);
   for (const auto& s : result.sessions) EXPECT_EQ(s.result, result.sessions[0].result);
   EXPECT_EQ(result.table_bytes, 64 * 1024);
+}
+
+TEST(SchedUnitMeter, FitsEachUnitsCpuTimeAgainstItsSwitches) {
+  // Readings (CPU s, switches): start (0, 0), then units of (1.0, 0), (1.1, 1), (1.2, 2).
+  const std::vector<std::pair<double, u64>> reads{{0, 0}, {1.0, 0}, {2.1, 1}, {3.3, 3}};
+  size_t next = 0;
+  UnitMeter meter([&] { return reads[next++]; });
+  for (int unit = 0; unit < 3; ++unit) meter();
+  const SwitchCostFit& fit = meter.fit();
+  EXPECT_EQ(fit.units, 3u);
+  EXPECT_DOUBLE_EQ(fit.sum_x, 3);
+  EXPECT_DOUBLE_EQ(fit.sum_xx, 5);
+  EXPECT_NEAR(fit.sum_y, 3.3, 1e-12);
+  EXPECT_NEAR(fit.sum_xy, 1.1 + 2 * 1.2, 1e-12);
+}
+
+TEST(SchedWorkloads, UnitsAreWholeChunksOfWork) {
+  u64 units = 0;
+  cpu_session(3 * kCpuUnit + kCpuCheckEvery, [] {}, [&] { ++units; });
+  EXPECT_EQ(units, 3u);
+  units = 0;
+  ScanTable table(48 * 8192, 8192);  // 48 pages: units run on across passes
+  scan_session(table, 4, [] {}, [&] { ++units; });
+  EXPECT_EQ(units, 4 * 48 / kScanUnitPages);
+}
+
+TEST(SchedRunSessions, UnpinnedMemorySessionsEachScanTheirOwnTable) {
+  SessionsConfig config;
+  config.workload = WorkloadKind::kMemory;
+  config.cpus = 1;
+  config.pinned = false;
+  config.sessions_per_cpu = 3;
+  config.table_bytes = kScanUnitPages * 8192;
+  config.passes = 3;
+  const SessionsResult result = run_os_scheduler(config, OsPolicy::kFair);
+  ASSERT_EQ(result.sessions.size(), 3u);
+  ScanTable table(config.table_bytes, config.page_size);
+  const double expected = static_cast<double>(scan_session(table, config.passes, [] {}));
+  for (const auto& s : result.sessions) {
+    EXPECT_EQ(s.result, expected);
+    EXPECT_EQ(s.switch_cost.units, 3u);  // a pass is one unit here
+    EXPECT_GE(s.effective_quantum_ms, 0);
+  }
 }
 
 TEST(SchedRunSessions, RejectsBadConfig) {

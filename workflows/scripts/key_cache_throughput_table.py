@@ -1,6 +1,9 @@
 """Queries/s of select_random_points per key_cache_segments value, threads and
 P, over the repeats: median, min, max, with latency percentiles and the key
-cache's counters (medians over the repeats).
+cache's counters (medians over the repeats): mutex waits and the time waited,
+the time the segment mutexes were held, the holds in which the holder lost its
+CPU (long holds), waits on blocks being read, the process's involuntary
+context switches in the window.
 
 Run by Snakemake (rule key_cache_throughput_table), or by hand:
     python workflows/scripts/key_cache_throughput_table.py throughput.csv RUN.json...
@@ -15,18 +18,23 @@ from dbrepro import key_cache  # noqa: F401 (registers the key_cache table rows)
 from dbrepro.records import load_runs
 
 KEYS = ["segments", "threads", "points"]
+COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits", "mutex_wait_ns",
+            "mutex_acquisitions", "mutex_held_ns", "mutex_long_holds", "inflight_waits", "involuntary_switches",
+            "hits", "misses", "queries", "cpu_seconds", "elapsed_seconds"]
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     grouped = runs.groupby(KEYS)
     table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", n="count")
-    medians = grouped[["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits", "hits", "misses",
-                       "queries", "cpu_seconds", "elapsed_seconds"]].median()
+    # Records from before a counter existed lack its column: it is left out.
+    medians = grouped[[name for name in COUNTERS if name in runs.columns]].median()
     table = table.join(medians).reset_index()
     first = runs.iloc[0]
     table["rows"] = first["table_rows"]
     table["block_size"] = first["block_size"]
     table["cpu_count"] = first["cpu_count"]
+    table["latch"] = first["latch"]
+    table["index_fraction"] = first["index_fraction"]
     return table.sort_values(KEYS).reset_index(drop=True)
 
 

@@ -6,8 +6,10 @@
                  before and from the baseline, the article's changes beside
     users.csv    per step: per-user time, mean and standard deviation across
                  users (medians over the repeats)
-    traffic.csv  per step: bytes, messages and records on the wire, hash-table
-                 lookups and the lookups the optimistic cursor avoided
+    traffic.csv  per step: bytes, messages and records on the wire, added
+                 latency, hash-table lookups, the lookups the optimistic cursor
+                 avoided (in all and per index block entered), hash-table latch
+                 waits, their time and the latches' naps
 
 Run by Snakemake (rule openedge_tables), or by hand:
     python workflows/scripts/openedge_tables.py paper.yaml OUT_DIR RUN.json...
@@ -50,7 +52,8 @@ def users_table(runs: pd.DataFrame) -> pd.DataFrame:
 def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
     columns = ["bytes_on_wire", "messages_on_wire", "bytes_sent", "bytes_received", "messages_sent",
                "messages_received", "records_received", "record_reads", "tuples", "hash_lookups",
-               "lookups_avoided", "revalidation_failures"]
+               "lookups_avoided", "revalidation_failures", "index_blocks", "lookups_avoided_per_index_block",
+               "latch_waits", "latch_wait_ns", "naps", "added_latency_seconds"]
     table = runs.groupby(["step", "name"])[columns].median().reset_index().sort_values("step").reset_index(drop=True)
     table["bytes_per_tuple"] = table["bytes_on_wire"] / table["tuples"]
     # Every record read is one data-page lookup; the other lookups found index blocks.

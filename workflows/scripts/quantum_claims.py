@@ -1,7 +1,15 @@
 """E4's claims: each of the article's findings, our number, theirs, and
 whether ours reproduces it by the criterion written in
 workflows/claims/quantum.yaml (the only place the criteria live); and which
-effect our numbers show (finishing order, switching cost, or round-robin vs fair).
+mechanism each effect comes from, per scheduler and placement:
+  finishing order  with turns long against a session some sessions finish
+                   early; no work is saved (quantum_prediction.round_robin
+                   gives what it explains);
+  work saved       fewer switches, less cache refill: less CPU time per
+                   session for the same work (beyond the repeats' range and
+                   beyond the change between the quanta at one session per
+                   CPU, where no switch happens);
+  turn length      the spread of session times, (S - 1) Q under round robin.
 
 A time claim is `yes` only when the work saved (CPU time per session) shows it
 too, not from finishing order alone; a run table without the columns a claim's
@@ -21,8 +29,9 @@ import yaml
 
 import claims_common as cc
 from claims_common import ClaimResult
+from quantum_prediction import finishing_order_gain_pct
 
-SWITCHING_COST_PCT = 1.0       # CPU time per session changing by more than this is a switching cost
+MIN_WORK_SAVED_PCT = 1.0  # CPU time per session lower by at least this, to name work saved as the mechanism
 
 
 def quanta(rows: pd.DataFrame) -> list[int]:
@@ -50,9 +59,10 @@ def gain_pct(rows, short, long, spc) -> float:
 class Samples:
     """Each repeat's run of one scheduler (None where only medians over the repeats are at hand)."""
 
-    def __init__(self, rows: pd.DataFrame, per_repeat: pd.DataFrame | None, scheduler: str):
+    def __init__(self, rows: pd.DataFrame, per_repeat: pd.DataFrame | None, scheduler: str, placement: str):
         self.rows = rows
-        self.per_repeat = None if per_repeat is None else per_repeat[per_repeat["scheduler"] == scheduler]
+        self.per_repeat = None if per_repeat is None else per_repeat[
+            (per_repeat["scheduler"] == scheduler) & (per_repeat.get("placement", placement) == placement)]
         self.repeats = int(rows["repeats"].max()) if "repeats" in rows else 1
 
     def of(self, workload, q, spc, column) -> np.ndarray:
@@ -89,14 +99,15 @@ def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, ou
 
 
 def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: cc.Criteria,
-                     per_repeat: pd.DataFrame | None) -> list[ClaimResult]:
+                     per_repeat: pd.DataFrame | None, placement: str = "pinned") -> list[ClaimResult]:
     found = []
     k = criteria.claims
     qs = quanta(rows)
     short, long = qs[0], qs[-1]
     spcs = sorted(rows["sessions_per_cpu"].unique())
     low, high = spcs[0], spcs[-1]
-    s = Samples(rows, per_repeat, scheduler)
+    s = Samples(rows, per_repeat, scheduler, placement)
+    variant = f"{scheduler} {placement}"
     memory = rows[rows["workload"] == "memory"]
     cpu = rows[rows["workload"] == "cpu"]
     if not memory.empty:
@@ -113,7 +124,7 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
             outcome = _with_work_saved(c, s, "memory", short, long, high,
                                        cc.evaluate_statistic(cells, growth, c.band, int(c.min_repeats)))
         found.append(ClaimResult(c, f"Q {short}->{long} ms: {g_low:.1f}% at {low}/CPU, {g_high:.1f}% at {high}/CPU"
-                                    f"{cc.interval(outcome, 1, ' points')}", outcome, variant=scheduler))
+                                    f"{cc.interval(outcome, 1, ' points')}", outcome, variant=variant))
     if not cpu.empty:
         c = k["cpu_mean_drops"]
         g = gain_pct(cpu, short, long, high)
@@ -122,13 +133,13 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
             outcome = _with_work_saved(c, s, "cpu", short, long, high, cc.evaluate_medians(
                 s.of("cpu", long, high, "mean_seconds"), s.of("cpu", short, high, "mean_seconds"), c))
         found.append(ClaimResult(c, f"{g:.1f}% shorter at Q={long} than Q={short} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 1, '%')}", outcome, variant=scheduler))
+                                    f"{cc.interval(outcome, 1, '%')}", outcome, variant=variant))
         c = k["spread_grows"]
         d_short, d_long = at(cpu, short, high, "delta_seconds"), at(cpu, long, high, "delta_seconds")
         outcome = _unmet(c, s) or cc.evaluate_medians(s.of("cpu", long, high, "delta_seconds"),
                                                       s.of("cpu", short, high, "delta_seconds"), c)
         found.append(ClaimResult(c, f"{d_short:.3f} s at Q={short} -> {d_long:.3f} s at Q={long} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=scheduler))
+                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
         c = k["spread_over_q_constant"]
         # The article's quanta from 20 ms up; all of ours if that leaves fewer than two.
         compared = [q for q in qs if q >= 20] if len([q for q in qs if q >= 20]) >= 2 else qs
@@ -144,38 +155,70 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
         spread = max(ratios) / min(ratios) if ratios else float("inf")
         found.append(ClaimResult(c, f"delta/Q from {min(ratios, default=0):.1f} to {max(ratios, default=0):.1f} "
                                     f"(x{spread:.1f}) over Q = {', '.join(map(str, compared))} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=scheduler))
+                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
     return found
 
 
-def effects(runs: pd.DataFrame) -> list[str]:
-    """Which effect the numbers show, per scheduler and workload at the most sessions per CPU."""
+def _or(value: float, default: float) -> float:
+    """The quantum read back, or the one asked for where none was (NaN, 0)."""
+    return value if value == value and value > 0 else default
+
+
+def pct_drop(a: float, b: float) -> float:
+    return 100 * (a - b) / a if a else float("nan")
+
+
+class Effect:
+    """What a longer quantum did for one configuration at `spc` sessions per CPU."""
+
+    def __init__(self, rows: pd.DataFrame, spc: int):
+        qs = quanta(rows)
+        self.short, self.long, self.spc = qs[0], qs[-1], spc
+        s, l_ = self.short, self.long
+        self.gain = pct_drop(at(rows, s, spc), at(rows, l_, spc))
+        alone = at(rows, s, 1)  # the session's time alone
+        q_eff = {q: _or(at(rows, q, spc, "effective_quantum_ms"), q) for q in (s, l_)}
+        self.order = (finishing_order_gain_pct(spc, q_eff[s] / 1000, q_eff[l_] / 1000, alone)
+                      if alone == alone and spc > 1 else 0.0)
+        self.work = pct_drop(at(rows, s, spc, "cpu_s_per_session"), at(rows, l_, spc, "cpu_s_per_session"))
+        self.work_beyond_noise = at(rows, s, spc, "cpu_s_per_session_lo") > at(rows, l_, spc, "cpu_s_per_session_hi")
+        # One session per CPU never switches: what the quanta change there is noise.
+        self.work_floor = abs(pct_drop(at(rows, s, 1, "cpu_s_per_session"), at(rows, l_, 1, "cpu_s_per_session")))
+        self.switches = {q: at(rows, q, spc, "involuntary_switches") + at(rows, q, spc, "voluntary_switches")
+                         for q in (s, l_)}
+        self.refill = {q: at(rows, q, spc, "refill_s_per_session") for q in (s, l_)}
+
+    @property
+    def work_saved(self) -> bool:
+        floor = self.work_floor if self.spc > 1 and self.work_floor == self.work_floor else 0.0
+        return self.work >= MIN_WORK_SAVED_PCT and self.work_beyond_noise and self.work > floor
+
+    @property
+    def mechanism(self) -> str:
+        if self.work_saved:
+            return "work saved (less CPU time per session)"
+        if not self.gain > 0:
+            return "none (no gain)"
+        if self.order >= 0.5 * self.gain:
+            return "finishing order (no work saved)"
+        return "neither finishing order nor work saved (noise or other load)"
+
+
+def mechanisms(runs: pd.DataFrame) -> list[str]:
+    """Per scheduler, placement and workload at the most sessions per CPU: the gain, what finishing order
+    predicts of it, the work saved, switches and refill per session, and the mechanism."""
     lines = []
     high = runs["sessions_per_cpu"].max()
-    for (scheduler, workload), rows in runs.groupby(["scheduler", "workload"], sort=True):
-        if scheduler == "os_fair":
+    for (scheduler, placement, workload), rows in runs.groupby(["scheduler", "placement", "workload"], sort=True):
+        if scheduler == "os_fair" or len(quanta(rows)) < 2:
             continue
-        qs = quanta(rows)
-        short, long = qs[0], qs[-1]
-        mean = {q: at(rows, q, high) for q in (short, long)}
-        span = {q: at(rows, q, high, "makespan_seconds") for q in (short, long)}
-        cpu = {q: at(rows, q, high, "mean_cpu_seconds") for q in (short, long)}
-        order = {q: mean[q] / span[q] for q in (short, long)}
-        cost = 100 * (cpu[short] - cpu[long]) / cpu[long]
+        e = Effect(rows, high)
+        refill = ", ".join(f"{v * 1000:.2f} ms" if v == v else "not measured" for v in e.refill.values())
         lines.append(
-            f"- **{scheduler}, {workload}, {high}/CPU**: mean/makespan {order[short]:.2f} at Q={short} -> "
-            f"{order[long]:.2f} at Q={long} ms (finishing order: 1.0 = all finish together, "
-            f"{(high + 1) / (2 * high):.2f} = one after another); CPU time per session {cpu[short]:.3f} -> "
-            f"{cpu[long]:.3f} s ({cost:+.1f}%: {'a switching cost' if abs(cost) > SWITCHING_COST_PCT else 'no measurable switching cost'})."
-        )
-    fair = runs[runs["scheduler"] == "os_fair"]
-    rr = runs[runs["scheduler"] == "os_rr"]
-    for workload in sorted(set(fair["workload"]) & set(rr["workload"])):
-        f = fair[(fair["workload"] == workload) & (fair["sessions_per_cpu"] == high)]["mean_seconds"]
-        r = rr[(rr["workload"] == workload) & (rr["sessions_per_cpu"] == high)]
-        if len(f) and len(r):
-            lines.append(f"- **RR vs fair, {workload}, {high}/CPU**: fair scheduler mean {float(f.iloc[0]):.3f} s; "
-                         f"SCHED_RR means {', '.join(f'{m:.3f}' for m in r['mean_seconds'])} s over Q.")
+            f"- **{scheduler}, {placement}, {workload}, {high}/CPU**, Q {e.short} -> {e.long} ms: mean "
+            f"{e.gain:+.2f}% shorter (finishing order predicts {e.order:+.2f}%); CPU time per session "
+            f"{-e.work:+.2f}%; switches per session {e.switches[e.short]:.0f} -> {e.switches[e.long]:.0f}; "
+            f"refill per session {refill}; mechanism: {e.mechanism}.")
     return lines
 
 
@@ -196,14 +239,18 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
     criteria = cc.load_criteria(criteria_path or "quantum")
     per_repeat = per_repeat_runs(list(record_paths))
     found = []
-    for scheduler in sorted(set(runs["scheduler"]) - {"os_fair"}):
-        found += scheduler_claims(runs[runs["scheduler"] == scheduler], scheduler, paper, criteria, per_repeat)
+    if "placement" not in runs:
+        runs = runs.assign(placement="pinned")
+    for (scheduler, placement), rows in runs.groupby(["scheduler", "placement"], sort=True):
+        if scheduler != "os_fair" and len(quanta(rows)) >= 2:
+            found += scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement)
     effects_text = "\n".join([
-        "## Which effect was measured", "",
-        "A longer quantum can shorten the mean session time in two ways: by the order in which sessions "
-        "finish (with a quantum long relative to a session some finish early; no work is saved) and by "
-        "saving switching cost (shows as less CPU time for the same work). Round-robin vs the fair "
-        "scheduler is a third, separate effect.", "", *effects(runs)])
+        "## Which mechanism each effect comes from", "",
+        "A longer quantum can shorten the mean session time by finishing order (turns long against a session "
+        "let some finish early; no work is saved) or by saving work (fewer switches, less cache refill: less "
+        "CPU time per session). runs.csv has the round-robin prediction of finishing order beside every point "
+        "and the residual; the switch cost and refill per session come from an in-run regression of each unit "
+        "of work's CPU time on the switches inside it.", "", *mechanisms(runs)])
     table = cc.write_claims(found, criteria, csv_path, md_path, extra_markdown=effects_text)
     print(f"{len(table)} claims -> {csv_path}", file=sys.stderr)
     return table

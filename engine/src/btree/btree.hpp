@@ -93,6 +93,15 @@ class BTree {
     u32 pos_;
   };
 
+  using Compare = KeyCompare;
+  using PageStore = Pages;
+
+  // A tree that is already in `pages` (bulk_load.hpp built it, or another
+  // instance over the same file did): nothing is allocated.
+  BTree(Pages& pages, KeyLayout layout, PageId root, int height, u64 size)
+      : pages_(&pages), layout_(layout), capacity_(Node::capacity_for(pages.page_size())), root_(root),
+        height_(height), size_(size) {}
+
   BTree(Pages& pages, KeyLayout layout)
       : pages_(&pages), layout_(layout), capacity_(Node::capacity_for(pages.page_size())) {
     const PageId root = pages_->allocate();
@@ -203,13 +212,15 @@ class BTree {
 
   Cursor begin() { return seek(0); }
 
- private:
+  // For cursors that hold no latch between calls (cursor.hpp).
   struct Fixed {
     PageId pid;
     std::byte* page;
   };
-
+  Pages& pages() const { return *pages_; }
   Node node(std::byte* page) const { return Node(page, capacity_); }
+  // The leaf that holds `key` (or would), fixed shared.
+  Fixed fix_leaf(PackedKey key) { return descend_shared(key); }
 
   bool less(PackedKey a, PackedKey b) const { return KeyCompare::less(layout_, a, b); }
   bool equal(PackedKey a, PackedKey b) const { return KeyCompare::compare(layout_, a, b) == 0; }
@@ -225,6 +236,7 @@ class BTree {
     return lo;
   }
 
+ private:
   // First position whose key is > key: the child to descend into.
   u32 upper_bound(const Node& n, PackedKey key) const {
     u32 lo = 0, hi = n.count();

@@ -10,7 +10,7 @@
 //       key cache's segments (P = 1 is "segments off"), each with its own
 //       mutex, its own frames and its own midpoint-LRU list; a block goes to
 //       segment (file + block) mod P, as MariaDB.
-//   E3 (OpenEdge's buffer pool)  openedge/buffer_pool.hpp: buckets hashed from
+//   E3 (OpenEdge's buffer pool)  openedge/pool.hpp: buckets hashed from
 //       the page, bucket b guarded by latch b mod L (the latch factor or a
 //       fixed count chooses L), exclusive spin-and-nap latches, one clock
 //       over all frames; frames re-fixed optimistically by version.
@@ -93,6 +93,18 @@ struct NoBacking {
   void write(u64, const std::byte*) const {}
 };
 
+// A replacement policy's own options (MyISAM's division limit and age
+// threshold), given to each instance the cache makes; none if it has no Options.
+template <class R>
+struct ReplacementOptionsOf {
+  struct type {};
+};
+template <class R>
+  requires requires { typename R::Options; }
+struct ReplacementOptionsOf<R> {
+  using type = typename R::Options;
+};
+
 // A remembered frame, to be re-fixed without the page table (optimistic access).
 struct FrameRef {
   u32 frame = cache::kNoSlot;
@@ -115,9 +127,15 @@ class PageCache {
   static constexpr bool kUnpinUnderLatch = C::kUnpinUnderLatch;
   static constexpr bool kCount = C::kCount;
   static constexpr u64 kNoKey = ~u64{0};
+  using ReplacementOptions = typename ReplacementOptionsOf<Replacement>::type;
 
-  explicit PageCache(const PageCacheOptions& options, Backing backing = Backing{})
-      : options_(options), backing_(std::move(backing)), frames_(options.frames), limit_(options.frames) {
+  explicit PageCache(const PageCacheOptions& options, Backing backing = Backing{},
+                     ReplacementOptions replacement_options = {})
+      : options_(options),
+        replacement_options_(replacement_options),
+        backing_(std::move(backing)),
+        frames_(options.frames),
+        limit_(options.frames) {
     if (options.page_size < 512 || (options.page_size & (options.page_size - 1)) != 0)
       throw std::invalid_argument("page_size: must be a power of two >= 512, got " + std::to_string(options.page_size));
     if (options.frames == 0 || options.frames >= cache::kNoSlot)
@@ -417,15 +435,21 @@ class PageCache {
         Domain& d = partitions_[p];
         d.first = static_cast<u32>(u64{limit_} * p / partition_count_);
         d.count = static_cast<u32>(u64{limit_} * (p + 1) / partition_count_) - d.first;
-        d.policy = std::make_unique<Replacement>(d.count);
+        d.policy = make_policy(d.count);
         fill_free(d);
       }
     } else {
       shared_.first = 0;
       shared_.count = limit_;
-      shared_.policy = std::make_unique<Replacement>(limit_);
+      shared_.policy = make_policy(limit_);
       fill_free(shared_);
     }
+  }
+  std::unique_ptr<Replacement> make_policy(u32 capacity) const {
+    if constexpr (requires { typename Replacement::Options; })
+      return std::make_unique<Replacement>(capacity, replacement_options_);
+    else
+      return std::make_unique<Replacement>(capacity);
   }
   static void fill_free(Domain& d) {
     d.free.clear();
@@ -734,6 +758,7 @@ class PageCache {
   }
 
   PageCacheOptions options_;
+  ReplacementOptions replacement_options_;
   Backing backing_;
   std::vector<Control> frames_;
   std::vector<u32> heads_;                        // latched table: bucket -> first frame

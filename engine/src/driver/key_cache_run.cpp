@@ -1,7 +1,10 @@
 #include "driver/key_cache_run.hpp"
 
+#include <sys/resource.h>
+
 #include <ctime>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -21,6 +24,12 @@ double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
+rusage process_usage() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage;
+}
+
 // One phase of a cell: every thread runs queries until `stop`; returns when all have.
 struct Worker {
   LatencyHistogram latency;
@@ -28,31 +37,30 @@ struct Worker {
   u64 rows = 0;
 };
 
-KeyCacheCell run_cell(const sysbench::SbtestTable& table, keycache::KeyCache& cache, const KeyCacheRunConfig& config,
-                      u32 threads, u32 points) {
-  std::atomic<int> phase{0};  // 0 = warm-up, 1 = timed, 2 = stop
+template <class Cache>
+KeyCacheCell run_cell(const sysbench::SbtestTable& table, Cache& cache, const KeyCacheRunConfig& config, u32 threads,
+                      u32 points) {
+  std::atomic<int> phase{0};  // 0 = warm-up, 1 = timed window, 2 = stop
   std::atomic<u32> ready{0};
   std::vector<Worker> workers(threads);
   std::vector<std::thread> pool;
   for (u32 t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       Random rng(config.seed * 7919 + u64{threads} * 131 + points * 17 + t);
-      sysbench::QueryScratch scratch(table.meta().block_size);
+      sysbench::PointSelect<Cache> query(table, cache);
       Worker& w = workers[t];
       ready.fetch_add(1);
-      int seen = 0;
-      for (;;) {
-        const int now = phase.load(std::memory_order_relaxed);
-        if (now == 2) break;
+      while (phase.load(std::memory_order_relaxed) != 2) {
         const auto start = Clock::now();
-        const auto result = sysbench::select_random_points(table, cache, rng, points, scratch);
-        const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-        if (now == 1 && seen == 1) {  // only queries begun and ended in the timed phase count
-          w.latency.add(static_cast<u64>(nanos));
+        const auto result = query.select_random_points(rng, points);
+        const auto end = Clock::now();
+        // Counted when completed inside the window (sysbench counts a query
+        // when it returns), whenever it began.
+        if (phase.load(std::memory_order_relaxed) == 1) {
+          w.latency.add(static_cast<u64>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
           ++w.queries;
           w.rows += result.rows;
         }
-        seen = now;
       }
     });
   }
@@ -60,11 +68,14 @@ KeyCacheCell run_cell(const sysbench::SbtestTable& table, keycache::KeyCache& ca
   std::this_thread::sleep_for(std::chrono::duration<double>(config.warmup_seconds));
   cache.reset_counters();
   const double cpu_before = process_cpu_seconds();
+  const rusage usage_before = process_usage();
   const auto start = Clock::now();
   phase.store(1);
   std::this_thread::sleep_for(std::chrono::duration<double>(config.seconds));
   phase.store(2);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  const rusage usage_after = process_usage();
+  const keycache::HoldStats holds = cache.hold_stats();
   const auto counters = cache.counters();
   for (auto& thread : pool) thread.join();
 
@@ -85,6 +96,9 @@ KeyCacheCell run_cell(const sysbench::SbtestTable& table, keycache::KeyCache& ca
   cell.latency_us_p99 = all.quantile(0.99) / 1e3;
   cell.latency_us_max = static_cast<double>(all.max()) / 1e3;
   cell.counters = counters;
+  cell.holds = holds;
+  cell.involuntary_switches = static_cast<u64>(usage_after.ru_nivcsw - usage_before.ru_nivcsw);
+  cell.voluntary_switches = static_cast<u64>(usage_after.ru_nvcsw - usage_before.ru_nvcsw);
   return cell;
 }
 }  // namespace
@@ -99,6 +113,9 @@ void validate(const KeyCacheRunConfig& config) {
     if (p < 1 || p > 10000) throw std::invalid_argument("points: each must be in 1..10000, got " + std::to_string(p));
   if (!(config.seconds > 0)) throw std::invalid_argument("seconds: must be > 0");
   if (!(config.warmup_seconds >= 0)) throw std::invalid_argument("warmup_seconds: must be >= 0");
+  if (!(config.index_fraction > 0 && config.index_fraction <= 1))
+    throw std::invalid_argument("index_fraction: must be in (0, 1]");
+  keycache::with_latch(config.latch, [](auto) {});  // names the choices if it is none of them
 }
 
 KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
@@ -110,23 +127,30 @@ KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
   cache_config.division_limit = config.division_limit;
   cache_config.age_threshold = config.age_threshold;
   cache_config.replacement = config.replacement;
-  // Auto size: the whole index plus slack for the uneven spread over segments.
+  // Auto size: the whole index plus slack for the uneven spread over
+  // segments, or a share of the index (at least 8 blocks per segment).
   const u64 segments = config.segments == 0 ? 1 : config.segments;
-  cache_config.buffer_bytes = config.buffer_bytes != 0
-                                  ? config.buffer_bytes
-                                  : (u64{table.meta().index_blocks} * 5 / 4 + 16 * segments) * table.meta().block_size;
-  keycache::KeyCache cache(cache_config);
-
-  KeyCacheRunResult result;
-  result.rows = table.meta().rows;
-  result.block_size = table.meta().block_size;
-  result.index_blocks = table.meta().index_blocks;
-  result.buffer_bytes = cache_config.buffer_bytes;
-  result.segment_count = cache.segment_count();
-  result.blocks_per_segment = cache.blocks_per_segment();
-  for (u32 threads : config.threads)
-    for (u32 points : config.points) result.cells.push_back(run_cell(table, cache, config, threads, points));
-  return result;
+  const u64 index_blocks = table.meta().index_blocks;
+  const u64 blocks = config.index_fraction >= 1
+                         ? index_blocks * 5 / 4 + 16 * segments
+                         : std::max<u64>(8 * segments, static_cast<u64>(static_cast<double>(index_blocks) *
+                                                                        config.index_fraction));
+  cache_config.buffer_bytes = config.buffer_bytes != 0 ? config.buffer_bytes : blocks * table.meta().block_size;
+  return keycache::with_latch(config.latch, [&]<class Latch>(std::type_identity<Latch>) {
+    keycache::KeyCache<Latch> cache(cache_config);
+    cache.attach(sysbench::SbtestTable::kIndexFileId, table.index_file());
+    KeyCacheRunResult result;
+    result.rows = table.meta().rows;
+    result.block_size = table.meta().block_size;
+    result.index_blocks = table.meta().index_blocks;
+    result.buffer_bytes = cache_config.buffer_bytes;
+    result.segment_count = cache.segment_count();
+    result.blocks_per_segment = cache.blocks_per_segment();
+    result.latch = Latch::kName;
+    for (u32 threads : config.threads)
+      for (u32 points : config.points) result.cells.push_back(run_cell(table, cache, config, threads, points));
+    return result;
+  });
 }
 
 }  // namespace dbrepro::keycache_driver

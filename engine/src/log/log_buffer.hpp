@@ -7,6 +7,8 @@
 //   NeverFlush:  group commit with a buffer "large enough never to flush":
 //                the buffer wraps around and nothing is written (E1's
 //                "disk log" switch).
+// A log file starts with a LogFileHeader (log_record.hpp), written and
+// synced when the file is opened; only a flushing log checksums its records.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -27,7 +29,7 @@ struct NeverFlush {
   explicit NeverFlush(const std::string& /*path*/) {}
   void write(const std::byte*, size_t) {}
   void sync() {}
-  void open(const std::string&) {}
+  void open(const std::string&, const LogFileTag&) {}
   u64 bytes_written() const { return 0; }
   u64 syncs() const { return 0; }
 };
@@ -36,7 +38,7 @@ class FlushToFile {
  public:
   static constexpr const char* kName = "flush at commit";
   static constexpr bool kFlushes = true;
-  explicit FlushToFile(const std::string& path) { open(path); }
+  explicit FlushToFile(const std::string& path) { open(path, LogFileTag{}); }
   ~FlushToFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -62,10 +64,26 @@ class FlushToFile {
   u64 bytes_written() const { return bytes_; }
   u64 syncs() const { return syncs_; }
 
-  // Continues in a new, empty file (a checkpoint started a new log).
-  void open(const std::string& path) {
+  // Continues in a new file holding only its header, synced (a checkpoint
+  // started a new log); the previous file stays open if this one fails.
+  void open(const std::string& path, const LogFileTag& tag) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error("log file '" + path + "': " + std::strerror(errno));
+    const LogFileHeader header = make_log_file_header(tag);
+    const auto* bytes = reinterpret_cast<const std::byte*>(&header);
+    auto fail = [&](const char* what) {
+      const std::string error = std::strerror(errno);
+      ::close(fd);
+      throw std::runtime_error("log file '" + path + "': " + what + ": " + error);
+    };
+    size_t done = 0;
+    while (done < sizeof(header)) {
+      const ssize_t w = ::write(fd, bytes + done, sizeof(header) - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) fail("writing its header");
+      done += static_cast<size_t>(w);
+    }
+    if (::fdatasync(fd) != 0) fail("fdatasync");
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
     path_ = path;
@@ -85,12 +103,18 @@ class LogBuffer {
 
   explicit LogBuffer(const std::string& path) : disk_(path), buffer_(kCapacity) {}
 
-  // Appends header + payload; returns the record's LSN.
+  // Appends header + payload; returns the record's LSN. A log that goes to
+  // disk sums the payload before taking the latch and the header (which
+  // holds the LSN) under it.
   Lsn append(LogRecordHeader& header, const void* payload_a, size_t len_a, const void* payload_b = nullptr,
              size_t len_b = 0) {
+    if constexpr (DiskLog::kFlushes) {
+      header.payload_crc = crc32c_extend(len_a ? crc32c(payload_a, len_a) : 0, payload_b, len_b);
+    }
     LatchGuard guard(latch_);
     header.lsn = next_lsn_;
     header.length = static_cast<u32>(len_a + len_b);
+    if constexpr (DiskLog::kFlushes) header.header_crc = log_header_checksum(header);
     if constexpr (DiskLog::kFlushes) {
       // Many terminals may log more than the buffer holds between two
       // commits: write out (without a sync) what would be overwritten.
@@ -117,10 +141,10 @@ class LogBuffer {
   }
 
   // Everything durable, then a new empty log file whose LSNs start at 0.
-  void switch_file(const std::string& path) {
+  void switch_file(const std::string& path, const LogFileTag& tag) {
     flush();
     LatchGuard guard(latch_);
-    disk_.open(path);
+    disk_.open(path, tag);
     next_lsn_ = written_lsn_ = flushed_lsn_ = 0;
   }
 

@@ -92,7 +92,7 @@ class WriteAheadLog {
   // Checkpoints: everything durable, then a new (empty) log file; LSNs start
   // again at 0. Only while no transaction is active.
   void flush() { buffer_.flush(); }
-  void switch_file(const std::string& path) { buffer_.switch_file(path); }
+  void switch_file(const std::string& path, const LogFileTag& tag) { buffer_.switch_file(path, tag); }
 
   Lsn end_lsn() const { return buffer_.end_lsn(); }
   u64 bytes_written() const { return buffer_.disk().bytes_written(); }
@@ -105,7 +105,7 @@ class WriteAheadLog {
     return word;
   }
   static LogRecordHeader header(Transaction* txn, LogType type, u16 table, RecordId rid) {
-    return LogRecordHeader{0, txn->last_lsn, txn->id, type, table, 0, rid.page, rid.slot, 0};
+    return LogRecordHeader{0, txn->last_lsn, txn->id, type, table, 0, rid.page, rid.slot, 0, 0, 0};
   }
   static Lsn chain(Transaction* txn, Lsn lsn) {
     if (txn->first_lsn == 0) txn->first_lsn = lsn + 1;  // +1: LSN 0 is a valid offset
@@ -156,7 +156,7 @@ struct NoLog {
   void commit(Transaction*) {}
   void abort(Transaction*) {}
   void flush() {}
-  void switch_file(const std::string&) {}
+  void switch_file(const std::string&, const LogFileTag&) {}
   Lsn end_lsn() const { return 0; }
   u64 bytes_written() const { return 0; }
   u64 syncs() const { return 0; }

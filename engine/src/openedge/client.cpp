@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 namespace dbrepro::openedge {
 
@@ -65,6 +66,10 @@ Reply Client::read_reply() {
 }
 
 Reply Client::call(const Request& request) {
+  if (delay_.count() > 0) {
+    std::this_thread::sleep_for(delay_);
+    counters_.delay_us += static_cast<u64>(delay_.count());
+  }
   out_.clear();
   encode(request, out_);
   send_raw(out_.data(), out_.size());

@@ -3,6 +3,7 @@
 // that count the bytes and messages on the wire, and the two ways to run a
 // join: client-side (nested opens and nexts, the client keeping only whole
 // tuples) or server-side (one JOIN; the server streams qualifying tuples).
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,8 +15,10 @@ namespace dbrepro::openedge {
 struct WireCounters {
   u64 bytes_sent = 0, bytes_received = 0;
   u64 messages_sent = 0, messages_received = 0;
+  u64 delay_us = 0;  // latency added on the client-server path (set_message_delay)
 
   WireCounters& operator+=(const WireCounters& o) {
+    delay_us += o.delay_us;
     bytes_sent += o.bytes_sent;
     bytes_received += o.bytes_received;
     messages_sent += o.messages_sent;
@@ -42,6 +45,9 @@ class Client {
   void send_raw(const std::byte* data, size_t size);  // for tests: any bytes
   Reply read_reply();                                 // throws std::runtime_error if the server closed
   void close();
+  // Added latency: every request waits `delay` before it goes out (a slower
+  // network between client and server, one delay per round trip).
+  void set_message_delay(std::chrono::microseconds delay) { delay_ = delay; }
 
   const WireCounters& counters() const { return counters_; }
 
@@ -49,6 +55,7 @@ class Client {
   int fd_ = -1;
   std::vector<std::byte> out_, in_;
   WireCounters counters_;
+  std::chrono::microseconds delay_{0};
 };
 
 // One qualifying tuple: the records of every level, in join order.

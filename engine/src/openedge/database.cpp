@@ -1,5 +1,7 @@
 #include "openedge/database.hpp"
 
+#include "storage/page_store.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -38,39 +40,37 @@ std::vector<Record> generate_rows(const DatabaseConfig& config, u32 table, u64 p
   return out;
 }
 
-PageId new_page(Database& db) {
-  db.pages.push_back(std::make_unique<PageBytes>());
-  db.pages.back()->fill(std::byte{0});
-  return static_cast<PageId>(db.pages.size() - 1);
-}
+// The database is built in memory, page ids in allocation order, then written to its file.
+using BuildPages = DirectPages<NoLatching>;
 
-void write_table(Database& db, u32 table, const std::vector<Record>& rows) {
+struct IndexEntry {
+  i64 value;
+  u64 rid;
+};
+
+void write_table(Database& db, BuildPages& pages, u32 table, const std::vector<Record>& rows) {
   TableInfo& info = db.tables[table];
   info.rows = rows.size();
   std::vector<u64> rids(rows.size());
   for (u64 i = 0; i < rows.size(); i += kRecordsPerPage) {
-    const PageId page = new_page(db);
-    info.data_pages.push_back(page);
     const u64 n = std::min<u64>(kRecordsPerPage, rows.size() - i);
-    std::memcpy(db.pages[page]->data(), &rows[i], n * sizeof(Record));
+    const PageId page = pages.allocate();
+    std::memcpy(pages.fix(page, LatchMode::kExclusive), &rows[i], n * sizeof(Record));
+    pages.unfix(page, LatchMode::kExclusive);
+    info.data_pages.push_back(page);
     for (u64 s = 0; s < n; ++s) rids[i + s] = record_id(page, static_cast<u32>(s));
   }
   for (u32 c = 0; c < kColumns; ++c) {
     std::vector<IndexEntry> entries(rows.size());
     for (u64 i = 0; i < rows.size(); ++i) entries[i] = {rows[i].columns[c], rids[i]};
-    std::sort(entries.begin(), entries.end(),
-              [](const IndexEntry& a, const IndexEntry& b) { return a.key != b.key ? a.key < b.key : a.rid < b.rid; });
+    std::sort(entries.begin(), entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
+      return a.value != b.value ? a.value < b.value : a.rid < b.rid;
+    });
     IndexInfo& index = info.indexes[c];
-    index.entries = entries.size();
-    for (u64 i = 0; i < entries.size(); i += kEntriesPerLeaf) {
-      const PageId page = new_page(db);
-      const u32 n = static_cast<u32>(std::min<u64>(kEntriesPerLeaf, entries.size() - i));
-      IndexLeafHeader header{n, {}};
-      std::memcpy(db.pages[page]->data(), &header, sizeof(header));
-      std::memcpy(db.pages[page]->data() + sizeof(header), &entries[i], n * sizeof(IndexEntry));
-      index.leaves.push_back(page);
-      index.first_keys.push_back(entries[i].key);
-    }
+    index.first_leaf = static_cast<PageId>(pages.page_count());
+    std::vector<BulkEntry> sorted(entries.size());
+    for (u64 i = 0; i < entries.size(); ++i) sorted[i] = {index_key(entries[i].value, entries[i].rid), entries[i].rid};
+    index.tree = bulk_load(pages, sorted);
   }
 }
 
@@ -87,17 +87,31 @@ void validate(const DatabaseConfig& config) {
     throw std::invalid_argument("rows: must be in 1..16777216, got " + std::to_string(config.rows));
   if (config.fanout < 1 || config.fanout > 8)
     throw std::invalid_argument("fanout: must be in 1..8, got " + std::to_string(config.fanout));
+  const u64 largest = config.rows * config.fanout * config.fanout * config.fanout;  // Table7
+  if (largest > (u64{1} << (kValueBits - 2)))
+    throw std::invalid_argument("rows: Table7 would have rows * fanout^3 = " + std::to_string(largest) +
+                                " rows, more than an index key holds (2^" + std::to_string(kValueBits - 2) + ")");
 }
 
 Database build_database(const DatabaseConfig& config) {
   validate(config);
   Database db;
   db.config = config;
+  BuildPages pages(kPageBytes);
   u64 parent_rows = 0;
   for (u32 t = 0; t < kTables; ++t) {
     const auto rows = generate_rows(config, t, parent_rows);
-    write_table(db, t, rows);
+    write_table(db, pages, t, rows);
     parent_rows = rows.size();
+  }
+  db.page_count = pages.page_count();
+  if (db.page_count > (u64{1} << kPageBits))
+    throw std::invalid_argument("rows: the database needs " + std::to_string(db.page_count) +
+                                " pages, more than an index entry can address (2^" + std::to_string(kPageBits) + ")");
+  db.file = std::make_unique<DiskFile>(config.data_dir, kPageBytes, /*want_direct=*/false);
+  for (PageId p = 0; p < db.page_count; ++p) {
+    db.file->write(p, pages.fix(p));
+    pages.unfix(p);
   }
   return db;
 }

@@ -1,19 +1,24 @@
 #pragma once
-// E3's database on "disk": every page of Table1..Table7 (data pages of
-// records, and one sorted index per column) in a page store that the buffer
-// pool reads from. Built deterministically from (rows, fanout, seed).
+// E3's database on disk: every page of Table1..Table7 (data pages of
+// records, and one B-tree index per column: btree/, bulk-loaded) in a
+// database file that the buffer pool (pool.hpp) reads with pread. Built
+// deterministically from (rows, fanout, seed).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "btree/bulk_load.hpp"
+#include "btree/key.hpp"
+#include "buffer/disk_file.hpp"
 #include "common/types.hpp"
 #include "openedge/schema.hpp"
 
 namespace dbrepro::openedge {
 
 inline constexpr u32 kPageBytes = 8192;
-using PageBytes = std::array<std::byte, kPageBytes>;
 
 inline constexpr u32 kRecordsPerPage = kPageBytes / sizeof(Record);
 
@@ -22,23 +27,27 @@ inline u64 record_id(PageId page, u32 slot) { return (u64{page} << 16) | slot; }
 inline PageId rid_page(u64 rid) { return static_cast<PageId>(rid >> 16); }
 inline u32 rid_slot(u64 rid) { return static_cast<u32>(rid & 0xFFFF); }
 
-struct IndexEntry {
-  i64 key;
-  u64 rid;
-};
-// An index leaf: its entry count, then the entries in (key, rid) order.
-struct IndexLeafHeader {
-  u32 count;
-  u32 pad[3];
-};
-inline constexpr u32 kEntriesPerLeaf = (kPageBytes - sizeof(IndexLeafHeader)) / sizeof(IndexEntry);
+// An index entry is (column value, record id), unique and ordered by value,
+// then page, then slot, packed into the B-tree's 64-bit key; the value of
+// the tree's entry is the record id.
+inline constexpr int kValueBits = 32, kPageBits = 25, kSlotBits = 7;
+inline constexpr i64 kValueOffset = i64{1} << (kValueBits - 1);  // values are signed
+inline const KeyLayout kIndexKey{kValueBits, kPageBits, kSlotBits};
+static_assert(kRecordsPerPage <= (1u << kSlotBits));
+// The smallest key of an entry whose value is >= v (clamped to the field).
+inline PackedKey index_key(i64 value) {
+  const i64 v = std::clamp<i64>(value, -kValueOffset, kValueOffset - 1);
+  return static_cast<PackedKey>(v + kValueOffset) << (kPageBits + kSlotBits);
+}
+inline PackedKey index_key(i64 value, u64 rid) {
+  return index_key(value) | (u64{rid_page(rid)} << kSlotBits) | rid_slot(rid);
+}
+inline i64 index_value(PackedKey key) { return static_cast<i64>(key >> (kPageBits + kSlotBits)) - kValueOffset; }
 
-// The inner level of an index (first key of each leaf) stays in memory: the
-// study is about the leaf and data blocks that every record access touches.
+// Where an index's B-tree is in the file.
 struct IndexInfo {
-  std::vector<PageId> leaves;
-  std::vector<i64> first_keys;
-  u64 entries = 0;
+  BTreeShape tree;
+  PageId first_leaf = kInvalidPage;  // bulk load allocates the leaves first, left to right
 };
 
 struct TableInfo {
@@ -51,11 +60,13 @@ struct DatabaseConfig {
   u64 rows = 1000;  // Table1's rows
   u32 fanout = 1;   // rows of T2 per T1 (and T4 per T3, T6 per T5): the OF relationships
   u64 seed = 1;
+  std::string data_dir;  // where the database file goes ("": $TMPDIR or /tmp)
 };
 
 struct Database {
   DatabaseConfig config;
-  std::vector<std::unique_ptr<PageBytes>> pages;  // PageId = position
+  std::unique_ptr<DiskFile> file;  // page p at offset p * kPageBytes; removed with the database
+  u64 page_count = 0;
   std::array<TableInfo, kTables> tables;
 
   u64 total_rows() const;
@@ -64,13 +75,7 @@ struct Database {
 void validate(const DatabaseConfig& config);
 Database build_database(const DatabaseConfig& config);
 
-// The page's bytes as a leaf / a record array (pages are 8-byte aligned).
-inline const IndexLeafHeader& leaf_header(const PageBytes& page) {
-  return *reinterpret_cast<const IndexLeafHeader*>(page.data());
-}
-inline const IndexEntry* leaf_entries(const PageBytes& page) {
-  return reinterpret_cast<const IndexEntry*>(page.data() + sizeof(IndexLeafHeader));
-}
-inline const Record* page_records(const PageBytes& page) { return reinterpret_cast<const Record*>(page.data()); }
+// A data page's bytes as a record array (pages are 8-byte aligned).
+inline const Record* page_records(const std::byte* page) { return reinterpret_cast<const Record*>(page); }
 
 }  // namespace dbrepro::openedge

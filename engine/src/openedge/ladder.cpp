@@ -1,8 +1,14 @@
 #include "openedge/ladder.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <latch>
 #include <memory>
@@ -12,15 +18,216 @@
 namespace dbrepro::openedge {
 namespace {
 
-double process_cpu_seconds() {
+double cpu_seconds(int who) {
   rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
+  getrusage(who, &usage);
   auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What one user did in a step.
+struct UserResult {
+  JoinTotals totals;
+  WireCounters wire;
+  double seconds = 0;
+};
+struct UsersRun {
+  std::vector<UserResult> users;
+  double wall_seconds = 0;  // from the release of every user to the last one's end
+  double cpu_seconds = 0;   // CPU time of this process and of the client processes over that span
+};
+
+// One user's passes over its share of Table1 on its connection.
+UserResult run_user(Client& client, const LadderConfig& config, const LadderStep& s, u32 u) {
+  const i64 rows = static_cast<i64>(config.database.rows);
+  JoinSpec spec = article_join(rows * u / config.users, rows * (u + 1) / config.users);
+  if (config.workload == LadderConfig::Workload::kScan) spec.steps.resize(1);  // FOR EACH Table1 in the range
+  UserResult r;
+  const auto start = std::chrono::steady_clock::now();
+  for (u32 p = 0; p < config.passes; ++p) {
+    const JoinTotals t = s.server_side_join ? join_server_side(client, spec, config.prefetch)
+                                            : join_client_side(client, spec, config.prefetch);
+    r.totals.tuples += t.tuples;
+    r.totals.checksum += t.checksum;
+    r.totals.records_received += t.records_received;
+  }
+  r.seconds = since(start);
+  r.wire = client.counters();
+  return r;
+}
+
+std::unique_ptr<Client> connect_user(const LadderConfig& config, const std::vector<u16>& ports, u32 u) {
+  auto client = std::make_unique<Client>(config.address, ports[u % ports.size()]);
+  client->set_message_delay(std::chrono::microseconds(config.message_delay_us));
+  return client;
+}
+
+// Users as threads of this process.
+UsersRun run_users_in_threads(const LadderConfig& config, const LadderStep& s, const std::vector<u16>& ports) {
+  // Users connect before the clock starts: the timed work is the joins.
+  std::vector<std::unique_ptr<Client>> clients;
+  for (u32 u = 0; u < config.users; ++u) clients.push_back(connect_user(config, ports, u));
+  UsersRun out;
+  out.users.resize(config.users);
+  std::vector<std::exception_ptr> failures(config.users);
+  std::latch go(1);
+  std::vector<std::thread> threads;
+  for (u32 u = 0; u < config.users; ++u) {
+    threads.emplace_back([&, u] {
+      go.wait();
+      try {
+        out.users[u] = run_user(*clients[u], config, s, u);
+      } catch (...) {
+        failures[u] = std::current_exception();
+      }
+    });
+  }
+  const double cpu_before = cpu_seconds(RUSAGE_SELF);
+  const auto start = std::chrono::steady_clock::now();
+  go.count_down();
+  for (auto& t : threads) t.join();
+  out.wall_seconds = since(start);
+  out.cpu_seconds = cpu_seconds(RUSAGE_SELF) - cpu_before;
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
+  return out;
+}
+
+// What a client process sends back through its pipe.
+struct ChildReport {
+  UserResult result;
+  char error[240];  // empty if the user's work succeeded
+};
+
+bool read_all(int fd, void* data, size_t size) {
+  auto* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+void write_all(int fd, const void* data, size_t size) {
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// Users as client processes of their own, as the article's clients were:
+// each is forked, connects, says it is ready and waits for the start; the
+// parent releases them all at once and reads each one's report.
+UsersRun run_users_in_processes(const LadderConfig& config, const LadderStep& s, const std::vector<u16>& ports) {
+  struct Child {
+    pid_t pid = -1;
+    int go = -1;      // the parent writes the start
+    int report = -1;  // the child writes "ready", then its report
+  };
+  std::vector<Child> children(config.users);
+  auto reap = [&] {
+    for (Child& c : children) {
+      if (c.go >= 0) ::close(c.go);
+      if (c.report >= 0) ::close(c.report);
+      int status = 0;
+      if (c.pid > 0)
+        while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      c = Child{};
+    }
+  };
+  for (u32 u = 0; u < config.users; ++u) {
+    int go[2] = {-1, -1}, report[2] = {-1, -1};
+    if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
+      const std::string why = std::strerror(errno);
+      for (int fd : {go[0], go[1]})
+        if (fd >= 0) ::close(fd);
+      reap();
+      throw std::runtime_error("ladder: pipe: " + why);
+    }
+    const pid_t pid = ::fork();
+    if (pid == 0) {  // the client process keeps only its own pipe ends
+      ::close(go[1]);
+      ::close(report[0]);
+      for (u32 v = 0; v < u; ++v) {
+        ::close(children[v].go);
+        ::close(children[v].report);
+      }
+      ChildReport r{};
+      bool ready = false;
+      try {
+        auto client = connect_user(config, ports, u);
+        write_all(report[1], "r", 1);  // ready
+        ready = true;
+        char start = 0;
+        if (read_all(go[0], &start, 1))
+          r.result = run_user(*client, config, s, u);
+        else
+          std::snprintf(r.error, sizeof(r.error), "the ladder went away before the start");
+      } catch (const std::exception& e) {
+        std::snprintf(r.error, sizeof(r.error), "%s", e.what());
+      }
+      if (!ready) write_all(report[1], "e", 1);  // failed before it was ready: the report follows
+      write_all(report[1], &r, sizeof(r));
+      ::_exit(r.error[0] ? 1 : 0);
+    }
+    ::close(go[0]);
+    ::close(report[1]);
+    if (pid < 0) {
+      const std::string why = std::strerror(errno);
+      ::close(go[1]);
+      ::close(report[0]);
+      reap();
+      throw std::runtime_error("ladder: fork: " + why);
+    }
+    children[u] = Child{pid, go[1], report[0]};
+  }
+  // Every user connected (or failed to): then the clock starts and all are released.
+  std::string failure;
+  for (u32 u = 0; u < config.users && failure.empty(); ++u) {
+    char ready = 0;
+    if (!read_all(children[u].report, &ready, 1)) {
+      failure = "client process " + std::to_string(u) + " died";
+    } else if (ready != 'r') {
+      ChildReport r{};
+      failure = read_all(children[u].report, &r, sizeof(r)) ? r.error : "client process " + std::to_string(u) + " died";
+    }
+  }
+  UsersRun out;
+  out.users.resize(config.users);
+  const double cpu_before = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN);
+  const auto start = std::chrono::steady_clock::now();
+  if (failure.empty()) {
+    for (Child& c : children) {
+      const char go = 'g';
+      write_all(c.go, &go, 1);
+    }
+    for (u32 u = 0; u < config.users; ++u) {
+      ChildReport r{};
+      if (!read_all(children[u].report, &r, sizeof(r))) {
+        if (failure.empty()) failure = "client process " + std::to_string(u) + " died";
+      } else if (r.error[0]) {
+        if (failure.empty()) failure = r.error;
+      } else {
+        out.users[u] = r.result;
+      }
+    }
+  }
+  out.wall_seconds = since(start);
+  reap();  // the children's CPU time counts once they are waited for
+  out.cpu_seconds = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN) - cpu_before;
+  if (!failure.empty()) throw std::runtime_error("ladder: a user failed: " + failure);
+  return out;
 }
 
 }  // namespace
@@ -36,12 +243,21 @@ void validate(const LadderConfig& config) {
   check("users", config.users, 1, 1024);
   check("passes", config.passes, 1, 1000000);
   check("prefetch", config.prefetch, 1, kMaxPrefetch);
+  check("max_clients", config.max_clients, 1, 1024);
   check("fixed_latches", config.fixed_latches, 1, 1u << 20);
-  check("latch_factor", config.latch_factor, 1, 100);
+  check("latch_factor", config.latch_factor, 5, 100);
   check("bucket_percent", config.bucket_percent, 1, 1000);
   check("repeats", config.repeats, 1, 1000);
+  check("spin", config.spin_nap.spin, 0, 10000000);
+  check("message_delay_us", config.message_delay_us, 0, 1000000);
+  validate(config.spin_nap);
   if (config.users < config.servers)
     throw std::invalid_argument("users: must be at least servers (" + std::to_string(config.servers) + "), got " +
+                                std::to_string(config.users));
+  if (config.users > u64{config.servers} * config.max_clients)
+    throw std::invalid_argument("users: " + std::to_string(config.servers) + " servers of max_clients " +
+                                std::to_string(config.max_clients) + " (-Ma) take at most " +
+                                std::to_string(config.servers * config.max_clients) + ", got " +
                                 std::to_string(config.users));
   if (config.users > config.database.rows)
     throw std::invalid_argument("users: each needs at least one row of Table1 (rows " +
@@ -62,64 +278,33 @@ StepRun run_step(const Database& db, const LadderConfig& config, u32 step, u32 r
     ServerConfig sc;
     sc.address = config.address;
     sc.mode = s.mode;
-    sc.max_connections = config.users;
+    sc.max_connections = config.max_clients;
     sc.optimistic = s.optimistic;
     servers.push_back(std::make_unique<Server>(db, pool, sc));
     servers.back()->start();
   }
-  // Users connect before the clock starts: the timed work is the joins.
-  std::vector<std::unique_ptr<Client>> clients;
-  for (u32 u = 0; u < config.users; ++u)
-    clients.push_back(std::make_unique<Client>(config.address, servers[u % config.servers]->port()));
-
+  std::vector<u16> ports;
+  for (const auto& server : servers) ports.push_back(server->port());
+  const UsersRun users = config.client_processes ? run_users_in_processes(config, s, ports)
+                                                 : run_users_in_threads(config, s, ports);
   StepRun run;
   run.step = step;
   run.repeat = repeat;
-  run.user_seconds.assign(config.users, 0.0);
-  std::vector<JoinTotals> totals(config.users);
-  std::vector<std::exception_ptr> failures(config.users);
-  std::latch go(1);
-  std::vector<std::thread> users;
-  const i64 rows = static_cast<i64>(config.database.rows);
-  for (u32 u = 0; u < config.users; ++u) {
-    users.emplace_back([&, u] {
-      const JoinSpec spec = article_join(rows * u / config.users, rows * (u + 1) / config.users);
-      go.wait();
-      const auto start = std::chrono::steady_clock::now();
-      try {
-        for (u32 p = 0; p < config.passes; ++p) {
-          const JoinTotals t = s.server_side_join ? join_server_side(*clients[u], spec, config.prefetch)
-                                                  : join_client_side(*clients[u], spec, config.prefetch);
-          totals[u].tuples += t.tuples;
-          totals[u].checksum += t.checksum;
-          totals[u].records_received += t.records_received;
-        }
-      } catch (...) {
-        failures[u] = std::current_exception();
-      }
-      run.user_seconds[u] = since(start);
-    });
+  run.wall_seconds = users.wall_seconds;
+  run.cpu_seconds = users.cpu_seconds;
+  for (const UserResult& u : users.users) {
+    run.user_seconds.push_back(u.seconds);
+    run.tuples += u.totals.tuples;
+    run.checksum += u.totals.checksum;
+    run.records_received += u.totals.records_received;
+    run.wire += u.wire;
   }
-  const double cpu_before = process_cpu_seconds();
-  const auto start = std::chrono::steady_clock::now();
-  go.count_down();
-  for (auto& t : users) t.join();
-  run.wall_seconds = since(start);
-  run.cpu_seconds = process_cpu_seconds() - cpu_before;
-  for (const auto& f : failures)
-    if (f) std::rethrow_exception(f);
-
-  for (u32 u = 0; u < config.users; ++u) {
-    run.tuples += totals[u].tuples;
-    run.checksum += totals[u].checksum;
-    run.records_received += totals[u].records_received;
-    run.wire += clients[u]->counters();
-  }
-  clients.clear();
   for (auto& server : servers) {
     server->stop();  // every session has ended: its counters are in the stats
     run.access += server->stats().access;
   }
+  run.cache = pool.stats();
+  run.naps = pool.naps();
   run.latches = pool.latch_count();
   run.buckets = pool.bucket_count();
   run.frames = pool.frame_count();
@@ -128,10 +313,11 @@ StepRun run_step(const Database& db, const LadderConfig& config, u32 step, u32 r
 
 LadderResult run_ladder(const LadderConfig& config, const LadderTick& tick) {
   validate(config);
+  spin_nap_params() = config.spin_nap;  // process-wide, as OpenEdge's broker parameters
   const Database db = build_database(config.database);
   LadderResult result;
   for (u32 t = 0; t < kTables; ++t) result.table_rows[t] = db.tables[t].rows;
-  result.pages = db.pages.size();
+  result.pages = db.page_count;
   const u32 total = config.repeats * static_cast<u32>(config.steps.size());
   for (u32 r = 0; r < config.repeats; ++r) {
     for (u32 step : config.steps) {

@@ -37,13 +37,21 @@ inline constexpr std::array<LadderStep, 4> kLadderSteps{{
 
 struct LadderConfig {
   DatabaseConfig database;
-  u32 servers = 2;         // M
-  u32 users = 8;           // U, user u on server u mod M
-  u32 passes = 1;          // times each user runs its join
-  u32 prefetch = 100;      // records per message (-prefetchNumRecs)
-  u32 fixed_latches = 4;   // the baseline's latch count
-  u32 latch_factor = 10;   // % of the hash buckets, from step 1 on (-latchHashFactor)
+  u32 servers = 1;          // M
+  u32 users = 20;           // U, user u on server u mod M
+  u32 max_clients = 20;     // clients a server takes (-Ma; the article's 20: 150 users on 8 servers)
+  u32 passes = 1;           // times each user runs its join
+  u32 prefetch = 100;       // records per message (-prefetchNumRecs)
+  u32 fixed_latches = 1024; // the baseline's latch count (OpenEdge 11.7's, see latch_sizing.hpp)
+  u32 latch_factor = 100;   // % of the hash buckets, from step 1 on (-hashLatchFactor; the article's 100)
   u32 bucket_percent = 25; // hash buckets as % of the buffer frames (-hash)
+  SpinNapParams spin_nap;  // the BHT latches' -spin, -nap, -napmax (every step)
+  u32 message_delay_us = 0;  // latency added to every client request (0: loopback as it is)
+  bool client_processes = true;  // users in client processes of their own (the article's), else threads
+  // What each user runs over its share of Table1: the 7-table join, or only
+  // its first level, an index scan of Table1 that stays in one index block
+  // for up to a block's worth of records (where optimistic access saves most).
+  enum class Workload : u8 { kJoin, kScan } workload = Workload::kJoin;
   u32 repeats = 1;
   std::vector<u32> steps{0, 1, 2, 3};
   std::string address = "127.0.0.1";
@@ -53,13 +61,15 @@ struct StepRun {
   u32 step = 0;
   u32 repeat = 0;
   double wall_seconds = 0;  // from the release of every user to the last one's end
-  double cpu_seconds = 0;   // this process's CPU time over the same span (servers and clients)
+  double cpu_seconds = 0;   // CPU time over the same span: this process (the servers) and the clients
   std::vector<double> user_seconds;
   u64 tuples = 0;
   u64 checksum = 0;
   u64 records_received = 0;  // records the clients received
   WireCounters wire;         // summed over the users
   AccessCounters access;     // summed over the servers' sessions
+  CacheStats cache;          // the buffer pool's, from the end of its warm-up
+  u64 naps = 0;              // naps taken on the BHT latches
   u32 latches = 0, buckets = 0, frames = 0;
 };
 

@@ -1,7 +1,11 @@
 #pragma once
-// How many latches guard the buffer pool's hash table: OpenEdge 11 took a
-// fixed count (1, 4, 256, 1024); OpenEdge 12 a percentage of the buckets
-// (-latchHashFactor, default 10%). Either way bucket b uses latch b mod L, so
+// How many latches guard the buffer pool's hash table (BHT): up to OpenEdge
+// 11.7 a fixed count, 1024 ("Prior to this release, the number of latches
+// was fixed at 1024": OpenEdge 11.7 SP3 New Information, "Buffer Hash Table
+// concurrency", documentation.progress.com/output/oe117sp/gssp3/
+// buffer-hash-table-concurrency.html); from 11.7.3 on a percentage of the
+// buckets, rounded down (-hashLatchFactor: 5..100, default 10, at least 2
+// latches; the article ran 100). Either way bucket b uses latch b mod L, so
 // the choice is made once, when the table is built, and costs nothing after.
 #include <algorithm>
 #include <stdexcept>
@@ -21,7 +25,8 @@ struct LatchSizing {
 
   u32 latches_for(u32 buckets) const {
     const u64 n = kind == Kind::kFixed ? value : u64{buckets} * value / 100;
-    return static_cast<u32>(std::clamp<u64>(n, 1, buckets));
+    const u64 least = kind == Kind::kFixed ? 1 : 2;
+    return static_cast<u32>(std::clamp<u64>(n, std::min<u64>(least, buckets), buckets));
   }
   std::string describe() const {
     return kind == Kind::kFixed ? "fixed " + std::to_string(value) : "factor " + std::to_string(value) + "%";
@@ -29,8 +34,9 @@ struct LatchSizing {
 };
 
 inline void validate(const LatchSizing& sizing) {
-  if (sizing.kind == LatchSizing::Kind::kFactor && (sizing.value < 1 || sizing.value > 100))
-    throw std::invalid_argument("latch_factor: must be a percentage in 1..100, got " + std::to_string(sizing.value));
+  if (sizing.kind == LatchSizing::Kind::kFactor && (sizing.value < 5 || sizing.value > 100))
+    throw std::invalid_argument("latch_factor: must be a percentage in 5..100 (-hashLatchFactor), got " +
+                                std::to_string(sizing.value));
   if (sizing.kind == LatchSizing::Kind::kFixed && (sizing.value < 1 || sizing.value > (1u << 20)))
     throw std::invalid_argument("fixed_latches: must be in 1..1048576, got " + std::to_string(sizing.value));
 }

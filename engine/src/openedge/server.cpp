@@ -16,8 +16,6 @@
 namespace dbrepro::openedge {
 namespace {
 
-// Stop reading from a client whose replies pile up unsent.
-constexpr size_t kMaxPendingOutput = 4u << 20;
 constexpr size_t kReadChunk = 64 * 1024;
 
 std::string errno_text() { return std::strerror(errno); }
@@ -120,6 +118,7 @@ ServerStats Server::stats() const {
   s.errors = errors_;
   s.open_cursors = open_cursors_;
   s.active_connections = active_;
+  s.peak_pending_output = peak_output_;
   std::lock_guard guard(mutex_);
   s.access = ended_access_;
   return s;
@@ -144,7 +143,7 @@ void Server::refuse(int fd) {
 bool Server::serve_input(Session& session, std::vector<std::byte>& in, std::vector<std::byte>& out) {
   size_t at = 0;
   bool keep = true;
-  while (keep) {
+  while (keep && out.size() < config_.max_pending_output) {  // the rest waits until the client reads
     auto decoded = decode_request(in.data() + at, in.size() - at, config_.max_body);
     if (decoded.status == DecodeStatus::kNeedMore) break;
     ++requests_;
@@ -158,6 +157,9 @@ bool Server::serve_input(Session& session, std::vector<std::byte>& in, std::vect
     at += decoded.consumed;
   }
   in.erase(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(at));
+  u64 peak = peak_output_.load(std::memory_order_relaxed);
+  while (out.size() > peak && !peak_output_.compare_exchange_weak(peak, out.size())) {
+  }
   return keep;
 }
 
@@ -177,7 +179,7 @@ void Server::single_threaded_loop() {
     fds.push_back({listen_fd_, POLLIN, 0});
     for (const auto& c : connections) {
       short events = c->out.empty() ? 0 : POLLOUT;
-      if (!c->closing && c->out.size() < kMaxPendingOutput) events |= POLLIN;
+      if (!c->closing && c->out.size() < config_.max_pending_output) events |= POLLIN;
       fds.push_back({c->fd, events, 0});
     }
     if (::poll(fds.data(), fds.size(), -1) < 0) {
@@ -225,6 +227,10 @@ void Server::single_threaded_loop() {
           break;
         }
       }
+      // Requests left unparsed at the cap: served as the replies drain.
+      if (!gone && !c.closing && !c.in.empty() && c.out.size() < config_.max_pending_output &&
+          !serve_input(*c.session, c.in, c.out))
+        c.closing = true;
       if (gone || (c.closing && c.out.empty())) drop(i);
     }
   }
@@ -265,9 +271,13 @@ void Server::client_thread(int fd) {
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;  // disconnected, perhaps mid-request (or stop() shut the socket down)
       in.insert(in.end(), chunk.begin(), chunk.begin() + n);
-      out.clear();
-      const bool keep = serve_input(session, in, out);
-      if (!send_all(fd, out) || !keep) break;
+      bool keep = true;
+      do {  // at most max_pending_output of replies at a time, sent before parsing on
+        out.clear();
+        keep = serve_input(session, in, out);  // false: close once this reply (an ERROR) is sent
+        if (!send_all(fd, out)) keep = false;
+      } while (keep && out.size() >= config_.max_pending_output);
+      if (!keep) break;
     }
     session_ended(session);
   }  // the session and its cursors are gone before the connection stops counting

@@ -28,6 +28,10 @@ struct ServerConfig {
   u32 max_connections = 64;
   bool optimistic = false;  // the sessions' cursors re-validate remembered index blocks
   u32 max_body = kMaxBody;
+  // Replies queued for one client before the server stops parsing its
+  // requests (and reading more of them) until the client reads: one client
+  // that pipelines requests and never reads holds at most this plus one reply.
+  u64 max_pending_output = u64{4} << 20;
 };
 
 struct ServerStats {
@@ -37,6 +41,7 @@ struct ServerStats {
   u64 errors = 0;  // ERROR replies to bad frames
   i64 open_cursors = 0;
   i64 active_connections = 0;
+  u64 peak_pending_output = 0;  // the most reply bytes one connection had queued
   AccessCounters access;  // of the sessions that have ended
 };
 
@@ -59,7 +64,8 @@ class Server {
   void single_threaded_loop();
   void acceptor_loop();
   void client_thread(int fd);
-  // Feeds a connection's input to its session; false when it must be closed once `out` is sent.
+  // Feeds a connection's complete requests to its session until `out` holds
+  // max_pending_output; false when it must be closed once `out` is sent.
   bool serve_input(Session& session, std::vector<std::byte>& in, std::vector<std::byte>& out);
   void refuse(int fd);
   void session_ended(const Session& session);
@@ -75,7 +81,7 @@ class Server {
 
   std::atomic<i64> open_cursors_{0};
   std::atomic<i64> active_{0};
-  std::atomic<u64> accepted_{0}, refused_{0}, requests_{0}, errors_{0};
+  std::atomic<u64> accepted_{0}, refused_{0}, requests_{0}, errors_{0}, peak_output_{0};
   mutable std::mutex mutex_;  // ended sessions' counters; the multi-threaded mode's client threads and fds
   AccessCounters ended_access_;
   std::vector<std::thread> client_threads_;

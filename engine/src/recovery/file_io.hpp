@@ -16,6 +16,13 @@
 
 namespace dbrepro::recovery {
 
+// A database directory that cannot be opened without losing or mixing up
+// data (a damaged or missing file, a broken log chain, another process on
+// it): refused, never repaired or re-created silently.
+struct Refused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 inline std::runtime_error io_error(const std::string& path, const char* what) {
   return std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
 }
@@ -25,14 +32,11 @@ inline bool file_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// The whole file; empty if it does not exist.
+// The whole file (callers check first that it exists).
 inline std::vector<std::byte> read_whole_file(const std::string& path) {
   std::vector<std::byte> bytes;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return bytes;
-    throw io_error(path, "open");
-  }
+  if (fd < 0) throw io_error(path, "open");
   struct stat st{};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
@@ -122,8 +126,9 @@ class FileWriter {
 class ByteReader {
  public:
   ByteReader(const std::vector<std::byte>& bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {}
+  bool at_end() const { return at_ == bytes_.size(); }
   const std::byte* take(size_t n) {
-    if (bytes_.size() - at_ < n) throw std::runtime_error(path_ + ": truncated at byte " + std::to_string(at_));
+    if (bytes_.size() - at_ < n) throw Refused(path_ + ": ends early (its contents stop at byte " + std::to_string(at_) + ")");
     const std::byte* p = bytes_.data() + at_;
     at_ += n;
     return p;

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "latch/latch.hpp"
 #include "log/log_record.hpp"
 #include "recovery/log_reader.hpp"
 #include "recovery/rid_map.hpp"

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/types.hpp"
+#include "recovery/file_io.hpp"
 
 namespace dbrepro::recovery {
 
@@ -16,7 +17,7 @@ class RidMap {
   u64 at(u16 table, u64 old_rid) const {
     const auto it = map_.find(slot(table, old_rid));
     if (it == map_.end())
-      throw std::runtime_error("recovery: table " + std::to_string(table) + " has no record " +
+      throw Refused("recovery: table " + std::to_string(table) + " has no record " +
                                std::to_string(old_rid) + " (the log does not match the snapshot)");
     return it->second;
   }

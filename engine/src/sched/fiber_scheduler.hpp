@@ -39,10 +39,10 @@ class FiberScheduler {
       current_ = ready.front();
       ready.pop_front();
       Session& session = sessions_[current_];
-      const double cpu_start = thread_cpu_seconds();
+      cpu_start_ = thread_cpu_seconds();
       slice_start_ = clock_.now();
       session.fiber->resume();
-      session.cpu_seconds += thread_cpu_seconds() - cpu_start;
+      session.cpu_seconds += thread_cpu_seconds() - cpu_start_;
       if (session.fiber->finished())
         session.end = clock_.now();
       else
@@ -63,6 +63,12 @@ class FiberScheduler {
     sessions_[current_].fiber->yield();
   }
 
+  // From inside the running session: its CPU time and switches so far.
+  double current_cpu_seconds() const {
+    return sessions_[current_].cpu_seconds + thread_cpu_seconds() - cpu_start_;
+  }
+  u64 current_switches() const { return sessions_[current_].switches; }
+
   const std::vector<Session>& sessions() const { return sessions_; }
   u64 renewals() const { return renewals_; }  // expiries with nobody else ready
 
@@ -73,6 +79,7 @@ class FiberScheduler {
   std::deque<size_t>* ready_ = nullptr;
   size_t current_ = 0;
   i64 slice_start_ = 0;
+  double cpu_start_ = 0;
   u64 renewals_ = 0;
 };
 

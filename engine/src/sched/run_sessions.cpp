@@ -50,21 +50,45 @@ cpu_set_t one_cpu(u32 n) {
   return set;
 }
 
-// Runs the configured workload, calling check() at its cheap points.
-template <class Check>
-double run_workload(const SessionsConfig& config, ScanTable* table, Check&& check) {
-  if (config.workload == WorkloadKind::kCpu) return cpu_session(config.cpu_iterations, check);
-  return static_cast<double>(scan_session(*table, config.passes, check));
+// Where a session (engine: a worker) may run: its own CPU when pinned, any of
+// the run's `cpus` CPUs when not (the kernel places and migrates it).
+cpu_set_t placement(const SessionsConfig& config, u32 cpu) {
+  if (config.pinned) return one_cpu(cpu);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (u32 n = 0; n < config.cpus; ++n) CPU_SET(nth_allowed_cpu(n), &set);
+  return set;
 }
 
-std::unique_ptr<ScanTable> make_table(const SessionsConfig& config) {
-  if (config.workload != WorkloadKind::kMemory) return nullptr;
-  return std::make_unique<ScanTable>(config.table_bytes, config.page_size);
+// Runs the configured workload, calling check() at its cheap points and
+// unit() after each unit of work.
+template <class Check, class Unit>
+double run_workload(const SessionsConfig& config, ScanTable* table, Check&& check, Unit&& unit) {
+  if (config.workload == WorkloadKind::kCpu) return cpu_session(config.cpu_iterations, check, unit);
+  return static_cast<double>(scan_session(*table, config.passes, check, unit));
 }
 
-void finish(SessionsResult& result, const ScanTable* table) {
-  result.table_bytes = table ? static_cast<double>(table->bytes()) : 0.0;
+// One private table per session (memory workload), none for the CPU one.
+std::vector<std::unique_ptr<ScanTable>> make_tables(const SessionsConfig& config, u32 sessions) {
+  std::vector<std::unique_ptr<ScanTable>> tables(sessions);
+  if (config.workload == WorkloadKind::kMemory)
+    for (auto& t : tables) t = std::make_unique<ScanTable>(config.table_bytes, config.page_size);
+  return tables;
+}
+
+ScanTable* table_of(const std::vector<std::unique_ptr<ScanTable>>& tables, u32 session) {
+  return tables[session].get();
+}
+
+void finish(SessionsResult& result, const std::vector<std::unique_ptr<ScanTable>>& tables) {
+  result.table_bytes = !tables.empty() && tables[0] ? static_cast<double>(tables[0]->bytes()) : 0.0;
   for (const auto& s : result.sessions) result.makespan_seconds = std::max(result.makespan_seconds, s.wall_seconds);
+}
+
+double rr_interval_ms() {
+  timespec ts{};
+  if (::sched_rr_get_interval(0, &ts) != 0) return -1;
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
 }  // namespace
@@ -90,8 +114,8 @@ void validate(const SessionsConfig& c) {
 
 SessionsResult run_engine_scheduler(const SessionsConfig& config) {
   validate(config);
-  auto table = make_table(config);
   const u32 total = config.cpus * config.sessions_per_cpu;
+  const auto tables = make_tables(config, total);
   SessionsResult result{"engine", 0, 0, std::vector<SessionStats>(total)};
   const i64 quantum_ns = static_cast<i64>(config.quantum_ms * 1e6);
   SteadyClock clock;
@@ -102,7 +126,7 @@ SessionsResult run_engine_scheduler(const SessionsConfig& config) {
   for (u32 cpu = 0; cpu < config.cpus; ++cpu) {
     workers.emplace_back([&, cpu] {
       try {
-        const cpu_set_t set = one_cpu(cpu);
+        const cpu_set_t set = placement(config, cpu);
         ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
         SteadyClock worker_clock;
         FiberScheduler<SteadyClock> scheduler(worker_clock, quantum_ns);
@@ -111,7 +135,9 @@ SessionsResult run_engine_scheduler(const SessionsConfig& config) {
           if (cpu_of(s, config.cpus) == cpu) mine.push_back(s);
         for (u32 s : mine)
           scheduler.add([&, s](FiberScheduler<SteadyClock>& sch) {
-            result.sessions[s].result = run_workload(config, table.get(), [&sch] { sch.check(); });
+            UnitMeter meter([&sch] { return std::pair{sch.current_cpu_seconds(), sch.current_switches()}; });
+            result.sessions[s].result = run_workload(config, table_of(tables, s), [&sch] { sch.check(); }, meter);
+            result.sessions[s].switch_cost = meter.fit();
           });
         start.wait();
         const Switches before = thread_switches();
@@ -125,6 +151,7 @@ SessionsResult run_engine_scheduler(const SessionsConfig& config) {
           stats.wall_seconds = seconds_between(t0, fiber.end);
           stats.cpu_seconds = fiber.cpu_seconds;
           stats.engine_switches = fiber.switches;
+          stats.effective_quantum_ms = config.quantum_ms;
           // The worker's kernel switches, shared by its sessions: charged to the first.
           if (i == 0) {
             stats.voluntary_switches = after.voluntary - before.voluntary;
@@ -141,7 +168,7 @@ SessionsResult run_engine_scheduler(const SessionsConfig& config) {
   for (auto& w : workers) w.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  finish(result, table.get());
+  finish(result, tables);
   return result;
 }
 
@@ -160,9 +187,16 @@ void* os_session_main(void* arg) {
   auto& s = *static_cast<OsSession*>(arg);
   s.start->wait();
   if (s.abort->load()) return nullptr;
+  // Read back while every session is running: the timeslice the kernel gives this thread.
+  s.stats->effective_quantum_ms = rr_interval_ms();
   const Switches before = thread_switches();
   const double cpu_before = thread_cpu_seconds();
-  s.stats->result = run_workload(*s.config, s.table, [] {});
+  UnitMeter meter([] {
+    const Switches now = thread_switches();
+    return std::pair{thread_cpu_seconds(), now.voluntary + now.involuntary};
+  });
+  s.stats->result = run_workload(*s.config, s.table, [] {}, meter);
+  s.stats->switch_cost = meter.fit();
   const i64 end = SteadyClock{}.now();
   const Switches after = thread_switches();
   s.stats->wall_seconds = seconds_between(*s.t0, end);
@@ -172,13 +206,13 @@ void* os_session_main(void* arg) {
   return nullptr;
 }
 
-// Thread attributes: pinned to one CPU, with the policy set explicitly
+// Thread attributes: placed (pinned to one CPU or free on all), with the policy set explicitly
 // (not inherited from the caller).
 struct ThreadAttr {
   pthread_attr_t attr;
-  ThreadAttr(u32 cpu, OsPolicy policy) {
+  ThreadAttr(const SessionsConfig& config, u32 cpu, OsPolicy policy) {
     ::pthread_attr_init(&attr);
-    const cpu_set_t set = one_cpu(cpu);
+    const cpu_set_t set = placement(config, cpu);
     ::pthread_attr_setaffinity_np(&attr, sizeof set, &set);
     ::pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
     sched_param param{};
@@ -200,8 +234,8 @@ std::string create_error(int code, OsPolicy policy) {
 
 SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
   validate(config);
-  auto table = make_table(config);
   const u32 total = config.cpus * config.sessions_per_cpu;
+  const auto tables = make_tables(config, total);
   SessionsResult result{policy == OsPolicy::kRoundRobin ? "os_rr" : "os_fair", 0, 0, std::vector<SessionStats>(total)};
   std::latch start(1);
   std::atomic<bool> abort{false};
@@ -212,8 +246,8 @@ SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
   for (u32 s = 0; s < total; ++s) {
     result.sessions[s].session = s;
     result.sessions[s].cpu = cpu_of(s, config.cpus);
-    args[s] = {&config, table.get(), &start, &abort, &t0, &result.sessions[s]};
-    ThreadAttr attr(result.sessions[s].cpu, policy);
+    args[s] = {&config, table_of(tables, s), &start, &abort, &t0, &result.sessions[s]};
+    ThreadAttr attr(config, result.sessions[s].cpu, policy);
     pthread_t thread;
     const int code = ::pthread_create(&thread, &attr.attr, &os_session_main, &args[s]);
     if (code != 0) {
@@ -229,7 +263,7 @@ SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
   start.count_down();
   for (pthread_t t : threads) ::pthread_join(t, nullptr);
   if (error) throw std::runtime_error(*error);
-  finish(result, table.get());
+  finish(result, tables);
   return result;
 }
 

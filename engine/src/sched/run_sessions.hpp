@@ -1,8 +1,10 @@
 #pragma once
 // E4's two ways of running S sessions per CPU: the engine's fiber scheduler
-// (one pinned worker per CPU) and the OS scheduler (one pinned thread per
-// session, SCHED_RR or SCHED_OTHER). The RR timeslice itself is a sysctl that
-// the caller sets (dbrepro.quantum does, and restores it).
+// (one worker per CPU) and the OS scheduler (one thread per session,
+// SCHED_RR or SCHED_OTHER), each pinned to its CPU or free on all of the run's
+// CPUs (SessionsConfig::pinned). The RR timeslice itself is a sysctl that the
+// caller sets (dbrepro.quantum does, and restores it); each session thread
+// reads back the one in effect with sched_rr_get_interval.
 #include "sched/session.hpp"
 
 namespace dbrepro::sched {

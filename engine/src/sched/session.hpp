@@ -4,13 +4,15 @@
 #include <vector>
 
 #include "common/types.hpp"
+#include "sched/unit_meter.hpp"
 #include "sched/workloads.hpp"
 
 namespace dbrepro::sched {
 
 struct SessionsConfig {
   WorkloadKind workload = WorkloadKind::kCpu;
-  u32 cpus = 1;              // CPUs used, 0..cpus-1; sessions spread evenly, pinned
+  u32 cpus = 1;              // CPUs used, 0..cpus-1; sessions spread evenly
+  bool pinned = true;        // each session (engine: worker) pinned to its CPU, or free on all cpus
   u32 sessions_per_cpu = 1;
   double quantum_ms = 100;   // engine scheduler's quantum (the OS one is a sysctl)
   u64 cpu_iterations = 10'000'000;
@@ -28,12 +30,17 @@ struct SessionStats {
   u64 involuntary_switches = 0;
   u64 engine_switches = 0;      // fiber switches away from this session (engine path)
   double result = 0;            // workload's value: deterministic
+  // The quantum in effect while it ran: the kernel's sched_rr_get_interval of
+  // the session's thread (0 under the fair scheduler here), the engine's own
+  // quantum for fibers.
+  double effective_quantum_ms = 0;
+  SwitchCostFit switch_cost;    // its units of work: CPU time against switches inside
 };
 
 struct SessionsResult {
   std::string scheduler;  // "engine", "os_rr", "os_fair"
   double makespan_seconds = 0;
-  double table_bytes = 0;
+  double table_bytes = 0;  // one session's private table (memory workload)
   std::vector<SessionStats> sessions;
 };
 

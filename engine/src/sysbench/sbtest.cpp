@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -14,7 +15,7 @@
 namespace dbrepro::sysbench {
 
 namespace {
-constexpr u64 kMagic = 0x5342544553543032ull;  // "SBTEST02": with the k distribution
+constexpr u64 kMagic = 0x5342544553543033ull;  // "SBTEST03": indexes in the engine's B-tree layout
 constexpr u32 kMetaBlock = 0;
 
 // sysbench's sb_rand_str: '#' becomes a random digit, other characters stay.
@@ -26,6 +27,29 @@ void digits_template(Random& rng, char* out, size_t capacity, int groups) {
     for (int i = 0; i < 11; ++i) out[pos++] = static_cast<char>('0' + rng.uniform(0, 9));
   }
 }
+
+// The pages bulk_load writes: blocks of the index file, handed out in order
+// and written when unfixed.
+class IndexFileWriter {
+ public:
+  IndexFileWriter(keycache::BlockFile& file, u32 first_block) : file_(file), next_(first_block) {}
+  u32 page_size() const { return file_.block_size(); }
+  PageId allocate() { return next_++; }
+  std::byte* fix(PageId, LatchMode) {
+    buffers_.push_back(std::make_unique<std::byte[]>(file_.block_size()));  // zero-filled
+    return buffers_.back().get();
+  }
+  void unfix(PageId block, std::byte* page, LatchMode) {
+    file_.write(block, page);
+    std::erase_if(buffers_, [&](const auto& b) { return b.get() == page; });
+  }
+  u32 next_block() const { return next_; }
+
+ private:
+  keycache::BlockFile& file_;
+  u32 next_;
+  std::vector<std::unique_ptr<std::byte[]>> buffers_;
+};
 
 std::string data_path(const std::string& dir) { return dir + "/sbtest.MYD"; }
 std::string index_path(const std::string& dir) { return dir + "/sbtest.MYI"; }
@@ -45,7 +69,7 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
   if (rows < 1 || rows > 0xFFFFFFF0ull) throw std::invalid_argument("rows: must be in 1..4294967280");
   const int data_fd = ::open(data_path(dir).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (data_fd < 0) throw std::runtime_error("cannot create " + data_path(dir) + ": " + std::strerror(errno));
-  std::vector<IndexEntry> k_entries, id_entries;
+  std::vector<BulkEntry> k_entries, id_entries;
   k_entries.reserve(rows);
   id_entries.reserve(rows);
   std::vector<SbtestRow> batch;
@@ -61,14 +85,14 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
   for (u64 id = 1; id <= rows; ++id) {
     const SbtestRow row = make_row(id, rows, seed, distribution);
     const u32 position = static_cast<u32>(id - 1);
-    k_entries.push_back({(u64{row.k} << 32) | id, position});
+    k_entries.push_back({k_index_key(row.k, static_cast<u32>(id)), position});
     id_entries.push_back({id, position});
     batch.push_back(row);
     if (batch.size() == batch.capacity()) flush();
   }
   flush();
   ::close(data_fd);
-  std::sort(k_entries.begin(), k_entries.end(), [](const IndexEntry& a, const IndexEntry& b) { return a.key < b.key; });
+  std::sort(k_entries.begin(), k_entries.end(), [](const BulkEntry& a, const BulkEntry& b) { return a.key < b.key; });
 
   keycache::BlockFile index(index_path(dir), block_size, true);
   SbtestMeta meta;
@@ -77,10 +101,10 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
   meta.seed = seed;
   meta.block_size = block_size;
   meta.distribution = distribution;
-  u32 next_block = kMetaBlock + 1;
-  meta.id_index = bulk_load(index, &next_block, id_entries);
-  meta.k_index = bulk_load(index, &next_block, k_entries);
-  meta.index_blocks = next_block;
+  IndexFileWriter writer(index, kMetaBlock + 1);
+  meta.id_index = bulk_load(writer, id_entries);
+  meta.k_index = bulk_load(writer, k_entries);
+  meta.index_blocks = writer.next_block();
   std::vector<std::byte> block(block_size);
   std::memcpy(block.data(), &meta, sizeof meta);
   index.write(kMetaBlock, block.data());

@@ -3,13 +3,16 @@
 // pad CHAR(60)) as MyISAM stores it: fixed-length rows in a data file
 // (sbtest.MYD, read with pread through the OS cache) and both indexes in one
 // index file of blocks (sbtest.MYI, read through the key cache). Block 0 of
-// the index file holds the table's metadata.
+// the index file holds the table's metadata; each index is a B+tree of the
+// engine's one B-tree (btree/), bulk-loaded after sorting, as MyISAM builds
+// an index by sort: id -> row position, and (k, id) -> row position.
 #include <string>
 
+#include "btree/bulk_load.hpp"
+#include "btree/key.hpp"
 #include "common/types.hpp"
 #include "keycache/block_file.hpp"
 #include "sysbench/distribution.hpp"
-#include "sysbench/index_btree.hpp"
 
 namespace dbrepro::sysbench {
 
@@ -29,9 +32,13 @@ struct SbtestMeta {
   u32 index_blocks = 0;
   KeyDistribution distribution = KeyDistribution::kSpecial;  // of k, and of the query's points
   u32 reserved = 0;
-  IndexRoot k_index;   // key (k << 32 | id) -> row position
-  IndexRoot id_index;  // key id -> row position
+  BTreeShape k_index;   // key (k, id) -> row position
+  BTreeShape id_index;  // key id -> row position
 };
+
+// The k index's key: k in the high 32 bits, id in the low (k is not unique).
+inline const KeyLayout kKIndexLayout{32, 32};
+inline PackedKey k_index_key(u32 k, u32 id) { return (PackedKey{k} << 32) | id; }
 
 // Row `id` (1-based) as sysbench prepares it from `seed` (k in 1..rows drawn
 // from `distribution`, c and pad groups of random digits separated by '-').

@@ -1,0 +1,103 @@
+"""E4's claims and tables (workflows/scripts/quantum_claims.py, quantum_tables.py,
+quantum_sizing.py) on made-up runs: the mechanism named for a gain (finishing
+order, work saved, neither), claims per scheduler and placement, the
+prediction and residual beside each point, sessions sized at the article's
+ratio of quantum to session. The verdicts are the shared evaluator's
+(claims_common, workflows/claims/quantum.yaml), tested with it."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+import quantum_claims  # noqa: E402
+import quantum_tables  # noqa: E402
+from quantum_sizing import article_session_seconds, session_seconds  # noqa: E402
+
+PAPER = yaml.safe_load((REPO / "workflows" / "data" / "quantum_paper.yaml").read_text())
+
+
+def rows(mean_long_5: float, cpu_short_5: float, workload: str = "cpu", cpu_short_1: float = 1.0) -> pd.DataFrame:
+    """os_rr pinned, Q 4 and 20 ms, 1 and 5 per CPU, sessions of 1 s alone. At 5/CPU and Q = 4 ms the
+    mean is 5 s (processor sharing) and each session's CPU time `cpu_short_5`; at Q = 20 ms the mean is
+    `mean_long_5` and the CPU time 1 s; alone at Q = 4 ms a session takes `cpu_short_1`. The repeats'
+    range is +-1% of the CPU time."""
+    out = []
+    for q in (4, 20):
+        for spc in (1, 5):
+            mean = 1.0 if spc == 1 else (5.0 if q == 4 else mean_long_5)
+            cpu = (cpu_short_5 if spc == 5 else cpu_short_1) if q == 4 else 1.0
+            out.append({
+                "scheduler": "os_rr", "placement": "pinned", "workload": workload, "quantum_ms": str(q),
+                "sessions_per_cpu": spc, "mean_seconds": mean, "cpu_s_per_session": cpu,
+                "cpu_s_per_session_lo": 0.99 * cpu, "cpu_s_per_session_hi": 1.01 * cpu,
+                "effective_quantum_ms": q, "delta_seconds": (spc - 1) * q / 1000, "delta_over_q": spc - 1,
+                "predicted_spread_s": (spc - 1) * q / 1000, "kernel_switches_per_second": 1000 / q,
+                "voluntary_switches": 0, "involuntary_switches": 1000 / q, "refill_s_per_session": 0.0,
+            })
+    return pd.DataFrame(out)
+
+
+def mechanism(table: pd.DataFrame) -> str:
+    (line,) = [m for m in quantum_claims.mechanisms(table) if "cpu" in m]
+    return line
+
+
+def test_gain_without_work_saved_is_neither_mechanism():
+    line = mechanism(rows(mean_long_5=4.8, cpu_short_5=1.0))
+    assert "mean +4.00% shorter" in line and "mechanism: neither finishing order nor work saved" in line
+
+
+def test_gain_of_finishing_order_is_named():
+    # Round robin predicts 4.992 s at Q = 4 ms and 4.96 s at 20 ms: a 0.64% gain from finishing order.
+    line = mechanism(rows(mean_long_5=4.97, cpu_short_5=1.0))
+    assert "finishing order predicts +0.64%" in line and "mechanism: finishing order (no work saved)" in line
+
+
+def test_gain_with_cpu_time_saved_is_work_saved():
+    e = quantum_claims.Effect(rows(mean_long_5=4.75, cpu_short_5=1.05), 5)
+    assert e.work_saved and e.mechanism.startswith("work saved")
+
+
+def test_work_saved_within_the_noise_at_one_session_per_cpu_is_not_named():
+    # Alone (no switches) the CPU time already differs by 6% between the quanta: 4.8% at 5/CPU proves nothing.
+    e = quantum_claims.Effect(rows(4.75, 1.05, cpu_short_1=1.06), 5)
+    assert not e.work_saved and e.work_floor == pytest.approx(100 * 0.06 / 1.06)
+
+
+def test_claims_name_each_placement():
+    import claims_common as cc
+
+    table = pd.concat([rows(4.75, 1.05), rows(4.75, 1.05).assign(placement="unpinned")])
+    table["repeats"] = 3
+    found = []
+    for placement, part in table.groupby("placement"):
+        found += quantum_claims.scheduler_claims(part, "os_rr", PAPER, cc.load_criteria("quantum"), None, placement)
+    assert {r.variant for r in found} == {"os_rr pinned", "os_rr unpinned"}
+
+
+def test_prediction_and_residual_beside_each_point():
+    table = rows(4.75, 1.05).drop(columns=["predicted_spread_s"])
+    table["sessions"] = 2 * table["sessions_per_cpu"]
+    table["switch_cost_us"] = [float("nan"), float("nan"), 100.0, 100.0]  # 0.1 ms per switch where measured
+    out = quantum_tables.add_prediction(table).set_index(["quantum_ms", "sessions_per_cpu"])
+    alone = out.loc[("4", 1)]
+    assert alone["predicted_mean_s"] == pytest.approx(1.0) and alone["residual_s"] == pytest.approx(0.0)
+    # Q = 20 ms, 5 sessions of 1 s, c = 0.1 ms: 49 rounds of 5 x 20.1 ms, then 4 x 20.1 ms / 2 + 20 ms.
+    long = out.loc[("20", 5)]
+    assert long["predicted_mean_s"] == pytest.approx(49 * 5 * 0.0201 + 2 * 0.0201 + 0.02)
+    assert long["predicted_spread_s"] == pytest.approx(4 * 0.0201)
+    assert long["residual_s"] == pytest.approx(4.75 - long["predicted_mean_s"])
+
+
+def test_sessions_sized_at_the_articles_ratio():
+    # Workload 1: 133.5 s among 5 per CPU at Q = 10 ms -> 26.7 s of CPU each; 400 ms of it is 20 ms of 1.335 s.
+    assert article_session_seconds(PAPER, "cpu") == pytest.approx(26.7)
+    assert session_seconds(PAPER, "cpu", 20) == pytest.approx(1.335)
+    # Workload 2: 33.98 s alone at 20 ms; Q = 20 ms for its 400 -> 1.699 s.
+    assert session_seconds(PAPER, "memory", 20) == pytest.approx(1.699)

@@ -1,0 +1,69 @@
+"""E4's session length: every profile runs at the article's ratio of quantum
+to session length. Our longest quantum stands for the article's longest
+(400 ms), so a session is
+
+    T = our longest Q x (the article's session / its longest Q)
+
+where the article's session is the CPU time one session needed: workload 1,
+the mean of its sessions at its shortest quantum over the sessions per CPU
+(processor sharing: S sessions finish together at S T); workload 2, its one
+session per CPU. A calibration run alone on this machine (dbrepro.quantum.
+size_sessions) turns T into iterations or passes; nothing is tuned to a
+result. Writes the sizing record that `python -m dbrepro.quantum --sizing`
+reads.
+
+Run by Snakemake (rule quantum_sizing), or by hand:
+    python workflows/scripts/quantum_sizing.py paper.yaml sizing.json LONGEST_Q_MS TABLE_MB cpu memory
+"""
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def article_session_seconds(paper: dict, workload: str) -> float:
+    """CPU seconds of one of the article's sessions (see the module's docstring)."""
+    if workload == "cpu":
+        w1 = paper["workload1"]
+        shortest = min(w1["quanta_ms"])
+        return w1["mean_seconds"][shortest] / w1["sessions_per_cpu"]
+    w2 = paper["workload2"]
+    return w2["mean_seconds"][min(w2["quanta_ms"])][1]
+
+
+def article_longest_quantum_s(paper: dict, workload: str) -> float:
+    key = "workload1" if workload == "cpu" else "workload2"
+    return max(paper[key]["quanta_ms"]) / 1000
+
+
+def session_seconds(paper: dict, workload: str, longest_quantum_ms: float) -> float:
+    """Our session length at the article's ratio of quantum to session."""
+    ratio = article_longest_quantum_s(paper, workload) / article_session_seconds(paper, workload)
+    return longest_quantum_ms / 1000 / ratio
+
+
+def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads) -> None:
+    from dbrepro import quantum
+
+    paper = yaml.safe_load(Path(paper_path).read_text())
+    seconds = {w: session_seconds(paper, w, float(longest_quantum_ms)) for w in workloads}
+    sizing = quantum.size_sessions(seconds, table_mb=float(table_mb))
+    for workload, record in sizing.items():
+        record["article_session_seconds"] = article_session_seconds(paper, workload)
+        record["article_longest_quantum_ms"] = 1000 * article_longest_quantum_s(paper, workload)
+        record["longest_quantum_ms"] = float(longest_quantum_ms)
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+    Path(out_path).write_text(json.dumps(sizing, indent=2) + "\n")
+    for workload, record in sizing.items():
+        unit = quantum.UNIT_NAMES[workload]
+        print(f"{workload}: {record['session_seconds']:.3f} s -> {record[unit]} {unit}", file=sys.stderr)
+
+
+if "snakemake" in globals():
+    with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
+        sys.stderr = log
+        main(snakemake.input.paper, snakemake.output.sizing, snakemake.params.longest_quantum_ms,  # noqa: F821
+             snakemake.params.table_mb, snakemake.params.workloads)  # noqa: F821
+elif __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
