@@ -54,3 +54,13 @@ def run_python(*args: str, cwd: Path | None = None, timeout: float = 300, env_ex
 @pytest.fixture(scope="session")
 def python():
     return run_python
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `soak` run only when asked for: `pytest -m soak`."""
+    if "soak" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="a long soak: run with -m soak")
+    for item in items:
+        if "soak" in item.keywords:
+            item.add_marker(skip)

@@ -177,6 +177,18 @@ BAD_COMMANDS = [
     (["-m", "dbrepro", "run", "key-cache", "run", "--table-dir", "/nonexistent", "--threads", "1,x"], "--threads"),
     (["-m", "dbrepro", "run", "quantum", "--sessions-per-cpu", "0"], "--sessions-per-cpu"),
     (["-m", "dbrepro", "run", "quantum", "--workload", "io"], "--workload"),
+    # Issue 21: integers past the engine's 64-bit limit, non-finite numbers,
+    # a scale this machine cannot hold.
+    (["-m", "dbrepro", "run", "tpcc", "--seed", str(2**63)], "--seed"),
+    (["-m", "dbrepro", "run", "tpcc", "--seed", str(2**64 - 1)], "--seed"),
+    (["-m", "dbrepro", "run", "tpcc", "--transactions", str(2**64 - 1)], "--transactions"),
+    (["-m", "dbrepro", "run", "tpcc", "--seconds", "nan"], "--seconds"),
+    (["-m", "dbrepro", "run", "tpcc", "--seconds", "inf"], "--seconds"),
+    (["-m", "dbrepro", "run", "tpcc", "--warehouses", "65535"], "--warehouses"),
+    (["-m", "dbrepro", "run", "instructions", "--step", "3", "--txn-type", "payment", "--seed", str(2**63)],
+     "--seed"),
+    (["-m", "dbrepro", "run", "openedge", "--seed", str(2**64 - 1)], "--seed"),
+    (["-m", "dbrepro", "run", "quantum", "--quantum-ms", "nan"], "--quantum-ms"),
 ]
 
 
@@ -219,6 +231,23 @@ OUT_COMMANDS = {
                   "--warmup-seconds", "0"],
     "quantum": ["-m", "dbrepro", "run", "quantum", "--cpus", "1", "--cpu-iterations", "5000"],
 }
+
+
+def test_out_that_is_a_device_is_refused_before_the_run(python):
+    done = python("-m", "dbrepro", "run", "tpcc", "--transactions", "10", "--out", "/dev/null")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "--out: /dev/null is a character device" in one_line(done.stderr)
+    assert done.stdout == "", "the run went ahead"
+    assert Path("/dev/null").is_char_device()
+
+
+def test_out_writes_through_a_symlink(small_run, tmp_path, earlier):
+    link = tmp_path / "link.json"
+    link.symlink_to(earlier)
+    assert write_record(small_run, link) == link
+    assert link.is_symlink(), "the symlink was replaced"
+    assert read_record(earlier)["config"] == small_run.to_dict()["config"]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -73,9 +74,12 @@ def _integer(text: str) -> int:
 
 def _number(text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
 def parse_mix(text: str) -> dict[str, float]:
@@ -276,9 +280,14 @@ def _check_writable(out: str) -> None:
 
     Creates nothing: the folder is made when the record is written.
     """
-    target = Path(out).resolve()
+    from .records import not_a_regular_file
+
+    target = Path(out).resolve()  # through symlinks: the record is written where they point
     if target.is_dir():
         raise CliError(f"--out: {out} is a folder; give a file name")
+    kind = not_a_regular_file(target)
+    if kind:
+        raise CliError(f"--out: {out} is {kind}, not a regular file; give a file name")
     existing = target.parent
     while not existing.exists():
         existing = existing.parent

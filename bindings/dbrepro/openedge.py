@@ -246,8 +246,7 @@ _OPTION = {name: "--" + name.replace("_", "-") for name in (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cli import CliError
-    from .records import write_record
+    from .cli import CliError, _check_writable, _write
 
     def fail(message: str, code: int = 2) -> int:
         print(f"dbrepro.openedge: error: {message}", file=sys.stderr)
@@ -255,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         args = build_parser().parse_args(argv)
+        _check_writable(args.out)  # fail now, not after the ladder ran
     except CliError as error:
         return fail(str(error))
 
@@ -278,7 +278,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error), 1)
     except KeyboardInterrupt:
         return fail("interrupted; nothing written", 130)
-    write_record(result, args.out)
+    try:
+        _write(result, args.out)
+    except CliError as error:
+        return fail(str(error))
     for run in result.metrics["runs"]:
         print(f"rep {run['repeat']} step {run['step']} {run['name']}: {run['wall_seconds']:.3f} s, "
               f"{run['records_per_second']:,.0f} records/s, {run['messages_on_wire']:,} messages, "

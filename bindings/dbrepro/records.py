@@ -5,8 +5,10 @@ one, never half a record that a later step would trust.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable
@@ -16,15 +18,35 @@ from .result import RecordError, RunResult, check_record_shape
 PathLike = str | os.PathLike
 
 
+def not_a_regular_file(path: PathLike) -> str:
+    """'' if `path` is missing or a regular file, else what it is ('a character device', ...)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    kinds = ((stat.S_ISREG, ""), (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
 def write_record(record: dict[str, Any] | RunResult, path: PathLike) -> Path:
-    """Write `record` as JSON to `path` atomically; returns the path."""
+    """Write `record` as JSON to `path` atomically; returns the path.
+
+    A symlink is written through (the file it points to is replaced, the link
+    stays); a path that is a device, pipe, socket or folder is refused
+    (IsADirectoryError / OSError naming it), never replaced.
+    """
     if isinstance(record, RunResult):
         record = record.to_dict()
     check_record_shape(record)
     # allow_nan=False: NaN/Infinity are not JSON and other tools reject them.
     text = json.dumps(record, indent=2, sort_keys=False, allow_nan=False) + "\n"
 
-    path = Path(path)
+    given = Path(path)
+    path = Path(os.path.realpath(given))
+    kind = not_a_regular_file(path)
+    if kind:
+        raise OSError(errno.EINVAL, f"{given} is {kind}, not a regular file")
     path.parent.mkdir(parents=True, exist_ok=True)
     # The temporary file lives in the target folder so os.replace is a rename
     # on one file system (atomic), not a copy.
@@ -43,7 +65,7 @@ def write_record(record: dict[str, Any] | RunResult, path: PathLike) -> Path:
             pass
         raise
     _fsync_directory(path.parent)
-    return path
+    return given
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -44,7 +44,9 @@ PARAMETERS = (
 # Stacks that run more than one terminal: locking, latching and the main log.
 CONCURRENT_STACKS = ("step0", "step1", "step2", "disk")  # E5's disk stack has all three
 TERMINALS_MAX = 1024
-_U64_MAX = (1 << 64) - 1
+# The bindings take every integer as a signed 64-bit value: larger ones are
+# refused here with a line naming the parameter, not a pybind11 TypeError.
+_ENGINE_INT_MAX = (1 << 63) - 1
 
 ProgressFn = Callable[[int, int], bool | None]
 
@@ -63,12 +65,13 @@ class ConfigError(ValueError):
 
 
 def _integer(name: str, value: Any, *, minimum: int, maximum: int | None = None) -> int:
-    """An int in minimum..maximum (maximum None: the engine's 64-bit limit)."""
-    allowed = f"an integer >= {minimum}" if maximum is None else f"an integer in {minimum}..{maximum}"
+    """An int in minimum..maximum (maximum None: the bindings' 64-bit limit)."""
+    maximum = _ENGINE_INT_MAX if maximum is None else maximum
+    allowed = f"an integer in {minimum}..{maximum}"
     # bool is an int subclass; True warehouses is a mistake, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(name, f"must be {allowed}, got {value!r}")
-    if value < minimum or value > (_U64_MAX if maximum is None else maximum):
+    if value < minimum or value > maximum:
         raise ConfigError(name, f"must be {allowed}, got {value}")
     return value
 

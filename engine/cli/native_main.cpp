@@ -11,8 +11,13 @@
 //                       [--checkpoint-every S] [--mix ...]
 //   dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...
 //   dbrepro-native build-info
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <limits>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
@@ -23,6 +28,7 @@
 #include "driver/durable_run.hpp"
 #include "driver/result_json.hpp"
 #include "driver/run.hpp"
+#include "recovery/file_io.hpp"
 
 namespace {
 
@@ -37,26 +43,46 @@ constexpr const char* kUsage =
     "                                  [--acks FILE] [--checkpoint-every S] [--mix TYPE=WEIGHT,...]\n"
     "       dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...\n"
     "       dbrepro-native build-info\n"
-    "Runs TPC-C on the engine and prints the result as JSON on stdout.\n";
+    "Runs TPC-C on the engine and prints the result as JSON on stdout.\n"
+    "exit status: 0 ok; 1 a failed check or run (e.g. a checkpoint's I/O error); 2 bad arguments;\n"
+    "3 a database directory refused (damaged or missing files, a broken log chain, in use).\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-unsigned long long parse_uint(const std::string& option, const std::string& text) {
+unsigned long long parse_uint(const std::string& option, const std::string& text,
+                              unsigned long long max = std::numeric_limits<unsigned long long>::max()) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
+  if (text.empty() || *end != '\0' || text.find_first_not_of("0123456789") != std::string::npos)
     throw UsageError(option + ": expected a non-negative integer, got '" + text + "'");
+  if (errno == ERANGE || v > max)
+    throw UsageError(option + ": " + text + " is out of range (at most " + std::to_string(max) + ")");
   return v;
 }
 
+dbrepro::u32 parse_u32(const std::string& option, const std::string& text) {
+  return static_cast<dbrepro::u32>(parse_uint(option, text, std::numeric_limits<dbrepro::u32>::max()));
+}
+
+// A finite number: "nan", "inf" and values beyond a double are refused.
 double parse_double(const std::string& option, const std::string& text) {
   char* end = nullptr;
+  errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0') throw UsageError(option + ": expected a number, got '" + text + "'");
+  if (!std::isfinite(v) || errno == ERANGE)
+    throw UsageError(option + ": expected a finite number, got '" + text + "'");
   return v;
+}
+
+// Every option that takes a value is named here: an unknown option is
+// reported as such, not as one missing its value.
+void check_option(const std::string& option, std::initializer_list<const char*> known, int i, int argc) {
+  if (std::find(known.begin(), known.end(), option) == known.end()) throw UsageError("unknown option '" + option + "'");
+  if (i + 1 >= argc) throw UsageError(option + ": missing value");
 }
 
 void parse_mix(const std::string& text, dbrepro::tpcc::RunConfig& config) {
@@ -85,20 +111,23 @@ dbrepro::tpcc::RunConfig parse_tpcc(int argc, char** argv) {
       std::cout << kUsage;
       std::exit(0);
     }
-    if (i + 1 >= argc) throw UsageError(option + ": missing value");
+    check_option(option,
+                 {"--warehouses", "--transactions", "--seconds", "--variant", "--mix", "--seed", "--page-size",
+                  "--key-compare", "--stack", "--meter", "--log-dir", "--terminals"},
+                 i, argc);
     const std::string value = argv[++i];
-    if (option == "--warehouses") config.warehouses = static_cast<dbrepro::u32>(parse_uint(option, value));
+    if (option == "--warehouses") config.warehouses = parse_u32(option, value);
     else if (option == "--transactions") config.transactions = parse_uint(option, value);
     else if (option == "--seconds") config.seconds = parse_double(option, value);
     else if (option == "--variant") config.variant = dbrepro::tpcc::parse_variant(value);
     else if (option == "--mix") parse_mix(value, config);
     else if (option == "--seed") config.seed = parse_uint(option, value);
-    else if (option == "--page-size") config.page_size = static_cast<dbrepro::u32>(parse_uint(option, value));
+    else if (option == "--page-size") config.page_size = parse_u32(option, value);
     else if (option == "--key-compare") config.key_compare = value;
     else if (option == "--stack") config.stack = value;
     else if (option == "--meter") config.meter = value;
     else if (option == "--log-dir") config.log_dir = value;
-    else if (option == "--terminals") config.terminals = static_cast<dbrepro::u32>(parse_uint(option, value));
+    else if (option == "--terminals") config.terminals = parse_u32(option, value);
     else throw UsageError("unknown option '" + option + "'");
   }
   return config;
@@ -118,12 +147,19 @@ DurableArgs parse_durable(int argc, char** argv) {
   c.run.transactions = 0;  // until killed, unless limited
   for (int i = 2; i < argc; ++i) {
     const std::string option = argv[i];
-    if (i + 1 >= argc) throw UsageError(option + ": missing value");
+    if (option == "-h" || option == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
+    check_option(option,
+                 {"--dir", "--stack", "--warehouses", "--terminals", "--seconds", "--transactions", "--seed",
+                  "--run-id", "--acks", "--checkpoint-every", "--mix"},
+                 i, argc);
     const std::string value = argv[++i];
     if (option == "--dir") c.dir = value;
     else if (option == "--stack") c.run.stack = value;
-    else if (option == "--warehouses") c.run.warehouses = static_cast<dbrepro::u32>(parse_uint(option, value));
-    else if (option == "--terminals") c.run.terminals = static_cast<dbrepro::u32>(parse_uint(option, value));
+    else if (option == "--warehouses") c.run.warehouses = parse_u32(option, value);
+    else if (option == "--terminals") c.run.terminals = parse_u32(option, value);
     else if (option == "--seconds") c.run.seconds = parse_double(option, value);
     else if (option == "--transactions") c.run.transactions = parse_uint(option, value);
     else if (option == "--seed") c.run.seed = parse_uint(option, value);
@@ -168,6 +204,9 @@ int main(int argc, char** argv) {
     const auto result = dbrepro::tpcc::run(parse_tpcc(argc, argv));
     std::cout << dbrepro::to_json(result) << "\n";
     return result.consistent() ? 0 : 1;
+  } catch (const dbrepro::recovery::Refused& e) {
+    std::cerr << "dbrepro-native: refused: " << e.what() << "\n";
+    return 3;
   } catch (const UsageError& e) {
     std::cerr << "dbrepro-native: error: " << e.what() << "\n";
     return 2;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -54,7 +55,7 @@ struct OpenDatabase {
       : files(dir), engine(options(files, run)), db(engine) {
     Random load_rng(run.seed);
     load_constants = NURandConstants::for_load(load_rng);
-    if (files.exists()) {
+    if (files.exists()) {  // refuses a directory it cannot open without loss
       replay = files.open(engine);
       db.warehouses = static_cast<u32>(db.warehouse.size());
     } else {
@@ -119,6 +120,7 @@ std::string run_on_stack(const DurableRunConfig& config) {
   u64 checkpoints = 0;
   std::thread checkpointer;
   std::atomic<bool> done{false};
+  std::string checkpoint_error;  // set by the checkpointer, read after it is joined
   if (config.checkpoint_every > 0) {
     checkpointer = std::thread([&] {
       auto next = std::chrono::steady_clock::now() + std::chrono::duration<double>(config.checkpoint_every);
@@ -127,8 +129,18 @@ std::string run_on_stack(const DurableRunConfig& config) {
         if (std::chrono::steady_clock::now() < next) continue;
         gate.close();
         if (!done.load()) {
-          open.files.checkpoint(open.engine);
-          ++checkpoints;
+          try {
+            open.files.checkpoint(open.engine);
+            ++checkpoints;
+          } catch (const std::exception& e) {
+            // No transaction runs after a failed checkpoint (its log may
+            // already be the next generation's): the terminals stop at the
+            // gate, and the run ends with the message. The next open
+            // removes what the checkpoint left.
+            checkpoint_error = e.what();
+            control.stop.store(true);
+            done.store(true);
+          }
         }
         gate.open();
         next = std::chrono::steady_clock::now() + std::chrono::duration<double>(config.checkpoint_every);
@@ -149,6 +161,7 @@ std::string run_on_stack(const DurableRunConfig& config) {
   }
   done.store(true);
   if (checkpointer.joinable()) checkpointer.join();
+  if (!checkpoint_error.empty()) throw CheckpointFailed("checkpoint failed: " + checkpoint_error);
 
   std::ostringstream out;
   u64 commits = 0, retries = 0;
@@ -204,7 +217,13 @@ void check_durable_stack(const RunConfig& run) {
 std::string durable_run(const DurableRunConfig& config) {
   check_durable_stack(config.run);
   if (config.run.terminals < 1) throw std::invalid_argument("terminals: must be at least 1");
-  if (config.checkpoint_every < 0) throw std::invalid_argument("checkpoint_every: must be >= 0 seconds");
+  if (!(config.checkpoint_every >= 0) || !std::isfinite(config.checkpoint_every))
+    throw std::invalid_argument("checkpoint_every: must be a finite number >= 0 (seconds)");
+  if (!(config.run.seconds >= 0) || !std::isfinite(config.run.seconds))
+    throw std::invalid_argument("seconds: must be a finite number >= 0");
+  if (config.run.warehouses < 1 || config.run.warehouses > 65535)
+    throw std::invalid_argument("warehouses: must be in 1..65535, got " + std::to_string(config.run.warehouses));
+  check_fits_in_memory(config.run.warehouses);
   return config.run.stack == "step0" ? run_on_stack<Step0>(config) : run_on_stack<Step1>(config);
 }
 

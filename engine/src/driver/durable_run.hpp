@@ -10,6 +10,7 @@
 //   that were acknowledged. Checkpoints every checkpoint_every seconds.
 // durable_verify: opens the database, checks the TPC-C consistency
 //   conditions and that every acknowledged stamp in acks_paths is present.
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,15 @@ struct DurableVerdict {
   bool ok = false;   // consistent, and no acknowledged commit missing
 };
 
-// Returns a JSON object (one line).
+// A periodic checkpoint failed (e.g. the disk is full): the run stopped
+// before any further transaction; the message says why.
+struct CheckpointFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Returns a JSON object (one line). Throws recovery::Refused for a database
+// directory that cannot be opened without loss (damaged, missing files,
+// broken log chain, in use), CheckpointFailed as above.
 std::string durable_run(const DurableRunConfig& config);
 DurableVerdict durable_verify(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths);
 

@@ -1,6 +1,9 @@
 #include "driver/run_config.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "cache/policies.hpp"
@@ -56,6 +59,22 @@ void validate_disk(const RunConfig& c) {
 }
 }  // namespace
 
+void check_fits_in_memory(u32 warehouses) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: nothing to compare with
+  const u64 physical = static_cast<u64>(pages) * static_cast<u64>(page);
+  const u64 needed = u64{warehouses} * kWarehouseBytes;
+  if (needed <= physical) return;
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "warehouses: %u warehouses need about %.1f GB of memory (about %llu MB each); this machine has "
+                "%.1f GB",
+                warehouses, static_cast<double>(needed) / 1e9,
+                static_cast<unsigned long long>(kWarehouseBytes >> 20), static_cast<double>(physical) / 1e9);
+  throw std::invalid_argument(line);
+}
+
 void validate(const RunConfig& c) {
   if (c.warehouses < 1 || c.warehouses > 65535)
     throw std::invalid_argument("warehouses: must be in 1..65535, got " + std::to_string(c.warehouses));
@@ -100,6 +119,7 @@ void validate(const RunConfig& c) {
       throw std::invalid_argument("meter: per-phase counters need terminals 1 (allowed with more: none)");
   }
   validate_disk(c);
+  if (c.stack != "disk") check_fits_in_memory(c.warehouses);  // E5's database lives in a file
 }
 
 RunConfig resolve(const RunConfig& config) {

@@ -55,6 +55,13 @@ struct RunConfig {
 // Throws std::invalid_argument naming the parameter and its allowed values.
 void validate(const RunConfig& config);
 
+// About what one loaded warehouse occupies in memory (rows and indexes; the
+// README's "about 100 MB each").
+inline constexpr u64 kWarehouseBytes = u64{100} << 20;
+// Refuses (invalid_argument naming warehouses) a scale whose in-memory
+// database would not fit in this machine's physical memory.
+void check_fits_in_memory(u32 warehouses);
+
 // The configuration with "auto" and 0 replaced by what the stack uses.
 RunConfig resolve(const RunConfig& config);
 

@@ -68,7 +68,10 @@ std::array<TxnStats, kTxnTypeCount> run_terminals(E& engine, const RunConfig& co
       const MixChooser chooser(config.mix);
       auto& tally = tallies[t];
       while (!control.stop.load(std::memory_order_relaxed)) {
-        if (control.gate) control.gate->pass();
+        if (control.gate) {
+          control.gate->pass();
+          if (control.stop.load(std::memory_order_relaxed)) break;  // stopped while parked
+        }
         if (config.transactions > 0 && control.issued.fetch_add(1) >= config.transactions) break;
         const TxnType type = chooser.pick(rng);
         TxnStats& stats = tally[static_cast<int>(type)];
