@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from dbrepro import fifo_cache
+from dbrepro import fifo_cache, registry
 
 PAPER = Path(__file__).resolve().parents[1] / "workflows" / "data" / "fifo_cache_paper.yaml"
 
@@ -32,7 +32,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fraction", type=float, default=0.1)
     parser.add_argument("--terminals", type=int, default=1)
-    parser.add_argument("--policies", default=",".join(fifo_cache.POLICIES))
+    parser.add_argument("--policies", default=",".join(registry.policies()))
     args = parser.parse_args()
     policies = args.policies.split(",")
     engine = {"terminals": args.terminals} if args.terminals != 1 else {}

@@ -11,10 +11,13 @@
 #
 # The paper's numbers: workflows/data/looking_glass_paper.yaml (their one source).
 
+from dbrepro import looking_glass, registry
+
 LG = config["looking_glass"]
 LG_STUDY = "looking_glass"
-LG_STEPS = list(range(12))  # 0 = full stack ... 10 = stripped engine, 11 = optimal kernel
-LG_OPTIMAL_STEP = 11
+# The ladder's steps from the engine's registry: 0 = full stack ... 10 =
+# stripped engine, 11 = optimal kernel.
+LG_STEPS = sorted(row["step"] for row in registry.stacks() if row["study"] == LG_STUDY)
 LG_TXNS = ["new_order", "payment"]
 LG_COUNT = f"results/raw/{LG_STUDY}/instructions/step{{step}}_{{txn}}.json"
 LG_LADDER_RUN = raw_path(f"{LG_STUDY}/ladder", "step{step}")
@@ -99,7 +102,7 @@ rule looking_glass_ladder_run:
     wildcard_constraints:
         step=r"[0-9]|1[01]",
     params:
-        stack=lambda wildcards: "optimal" if int(wildcards.step) == LG_OPTIMAL_STEP else f"step{wildcards.step}",
+        stack=lambda wildcards: looking_glass.stack_name(int(wildcards.step)),
         warehouses=LG["ladder"]["warehouses"],
         seconds=LG["ladder"]["seconds"],
         seed=LG["ladder"]["seed"],

@@ -4,6 +4,8 @@ from typing import Any
 
 # ---- TPC-C and E1 (engine_module.cpp) ----------------------------------------
 
+# run_tpcc takes its settings by the names of run_config_fields(); the
+# signature below is that table (tests/test_registry.py keeps them equal).
 def run_tpcc(
     *,
     warehouses: int = 1,
@@ -41,6 +43,15 @@ def run_tpcc(
 
 def ladder() -> list[dict[str, Any]]:
     """E1's removal ladder: step, label, component, page_size per step."""
+
+def run_config_fields() -> list[dict[str, Any]]:
+    """The settings of a TPC-C run: name, type, default, help."""
+
+def stacks() -> list[dict[str, Any]]:
+    """The stacks a TPC-C run can pick: name, step, concurrent, disk, metered, study, summary."""
+
+def policies() -> list[str]:
+    """The page replacement policies of the page cache, in the engine's order."""
 
 def build_info() -> dict[str, Any]:
     """How the engine was built: compiler, cxx_flags, build_type, cxx_standard, version."""
@@ -98,9 +109,6 @@ def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
 
 # ---- E5 FIFO cache (fifo_cache_module.cpp) -------------------------------------
-
-def cache_policies() -> list[str]:
-    """E5: the names of the replacement policies."""
 
 def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
     """E5: replay a page-id reference string through a policy of `capacity` pages:

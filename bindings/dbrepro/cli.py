@@ -109,7 +109,7 @@ def _format_mix(mix: dict[str, float]) -> str:
 
 
 def build_parser() -> OneLineErrorParser:
-    from . import tpcc
+    from . import registry, tpcc
 
     parser = OneLineErrorParser(
         prog=PROG,
@@ -158,10 +158,9 @@ def build_parser() -> OneLineErrorParser:
              + " (default: " + _format_mix(tpcc.DEFAULT_MIX) + ")")
     add("--seed", type=_integer, default=1, metavar="N",
         help="random seed, an integer >= 0; same seed and options -> same transactions")
-    add("--stack", type=_choice(*tpcc.STACKS), default="bare", metavar="{bare,step0..step10,optimal}",
-        help="engine stack: bare = storage only; step0..step10 = the looking-glass removal ladder "
-             "(step0 has logging, locking, latching, buffer pool, ...; each step removes one more); "
-             "optimal = hand-built in-memory B-tree kernel")
+    add("--stack", type=_choice(*registry.stack_names()), default="bare", metavar="STACK",
+        help="engine stack (the engine's registry): "
+             + "; ".join(f"{row['name']} = {row['summary']}" for row in registry.stacks()))
     add("--page-size", type=_integer, default=0, metavar="BYTES",
         help=f"page size in bytes, a power of two in {tpcc.PAGE_SIZE_MIN}..{tpcc.PAGE_SIZE_MAX}; "
              "0 = the stack's default (8192; 32768 from step8 on)")

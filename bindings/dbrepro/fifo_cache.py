@@ -31,13 +31,12 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import tpcc
+from . import registry, tpcc
 from .result import RunResult
-from .tpcc import CACHE_POLICIES, TRACE_FORMATS, ConfigError, _integer
+from .tpcc import TRACE_FORMATS, ConfigError, _integer
 
 # The TPC-C specification's mix (clause 5.2.3 minimums, as HammerDB runs it).
 FULL_MIX = {"new_order": 45.0, "payment": 43.0, "order_status": 4.0, "delivery": 4.0, "stock_level": 4.0}
-POLICIES = CACHE_POLICIES
 
 
 def run(
@@ -109,8 +108,8 @@ def simulate(policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]
     requests, hits, misses, hit_locks (locks taken on hits), hit_ratio."""
     from . import _engine
 
-    if policy not in POLICIES:
-        raise ConfigError("policy", f"invalid choice {policy!r} (allowed: {', '.join(POLICIES)})")
+    if policy not in registry.policies():
+        raise ConfigError("policy", f"invalid choice {policy!r} (allowed: {', '.join(registry.policies())})")
     _integer("capacity", capacity, minimum=1, maximum=(1 << 32) - 1)
     return _engine.cache_simulate(policy=policy, trace=list(trace), capacity=capacity)
 
@@ -147,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m dbrepro.fifo_cache", description="E5: FIFO-based page cache vs LRU under TPC-C.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy")
-    runner.add_argument("--policy", default="soqol", help=f"one of {', '.join(POLICIES)}")
+    runner.add_argument("--policy", default="soqol", help=f"one of {', '.join(registry.policies())}")
     runner.add_argument("--pool-fraction", type=float, default=0.1)
     runner.add_argument("--warehouses", type=int, default=1)
     runner.add_argument("--transactions", type=int, default=20_000)

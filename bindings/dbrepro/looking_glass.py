@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from . import callgrind, provenance, tpcc
+from . import callgrind, provenance, registry, tpcc
 from .result import RunResult
 
 KIND = "looking_glass_instructions"
@@ -53,7 +53,8 @@ def ladder() -> list[dict[str, Any]]:
 
 
 def stack_name(step: int) -> str:
-    return "optimal" if step == OPTIMAL_STEP else f"step{step}"
+    """The engine's stack for a ladder step (its registry: step 11 is "optimal")."""
+    return registry.ladder_stack(step)
 
 
 @dataclass

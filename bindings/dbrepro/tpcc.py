@@ -17,38 +17,41 @@ import sys
 import time
 from typing import Any, Callable, Mapping
 
-from . import provenance
+from . import provenance, registry
 from .result import RunResult
 
 KIND = "tpcc"
 TXN_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
 VARIANTS = ("paper", "spec")
 KEY_COMPARES = ("auto", "generic", "integer")
-# "bare": storage only; step0..step10: E1's removal ladder; optimal: E1's kernel.
-STACKS = ("bare", *(f"step{n}" for n in range(11)), "optimal", "disk")
-# E5, stack "disk": replacement policies of the disk-backed pool, trace formats.
-CACHE_POLICIES = ("lru", "fifo", "clock", "sieve", "s3fifo", "2q", "soqol")
+# STACKS, CACHE_POLICIES and CONCURRENT_STACKS come from the engine's
+# registries (dbrepro.registry), read on first use (module __getattr__ below).
+# E5, stack "disk": trace formats.
 TRACE_FORMATS = ("txt", "oracle_general")
 METERS = ("none", "perf")
 DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
 # Limits the engine enforces too (engine/src/driver/run_config.cpp).
 WAREHOUSES_MAX = 65535
 PAGE_SIZE_MIN, PAGE_SIZE_MAX = 1024, 65536
-# The engine's keyword arguments, in its order.
-PARAMETERS = (
-    "warehouses", "transactions", "seconds", "mix", "variant", "seed", "stack",
-    "page_size", "key_compare", "meter", "log_dir", "progress_every", "check_consistency",
-    "cache_policy", "pool_fraction", "data_dir", "o_direct", "trace_path", "trace_format",
-    "terminals",
-)
-# Stacks that run more than one terminal: locking, latching and the main log.
-CONCURRENT_STACKS = ("step0", "step1", "step2", "disk")  # E5's disk stack has all three
 TERMINALS_MAX = 1024
 # The bindings take every integer as a signed 64-bit value: larger ones are
 # refused here with a line naming the parameter, not a pybind11 TypeError.
 _ENGINE_INT_MAX = (1 << 63) - 1
 
 ProgressFn = Callable[[int, int], bool | None]
+
+_REGISTRY_LISTS = {
+    "STACKS": registry.stack_names,  # bare; step0..step10, E1's ladder; optimal; disk (E5)
+    "CACHE_POLICIES": registry.policies,  # E5, stack "disk"
+    "CONCURRENT_STACKS": registry.concurrent_stacks,  # locking, latching and the main log
+    "PARAMETERS": registry.run_parameters,  # the engine's settings of a run, in its order
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REGISTRY_LISTS:
+        return _REGISTRY_LISTS[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConfigError(ValueError):
@@ -104,7 +107,7 @@ def _disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_
     if not isinstance(o_direct, bool):
         raise ConfigError("o_direct", f"must be True or False, got {o_direct!r}")
     options = {
-        "cache_policy": _choice("cache_policy", cache_policy, CACHE_POLICIES),
+        "cache_policy": _choice("cache_policy", cache_policy, registry.policies()),
         "pool_fraction": fraction,
         "data_dir": _text("data_dir", data_dir),
         "o_direct": o_direct,
@@ -179,7 +182,7 @@ def validate_config(
         "mix": _mix(mix),
         "variant": _choice("variant", variant, VARIANTS),
         "seed": _integer("seed", seed, minimum=0),
-        "stack": _choice("stack", stack, STACKS),
+        "stack": _choice("stack", stack, registry.stack_names()),
         "page_size": _page_size(page_size),
         "key_compare": _choice("key_compare", key_compare, KEY_COMPARES),
         "meter": _choice("meter", meter, METERS),
@@ -189,9 +192,9 @@ def validate_config(
         **_disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_path, trace_format),
         "terminals": _integer("terminals", terminals, minimum=1, maximum=TERMINALS_MAX),
     }
-    if config["terminals"] > 1 and stack not in CONCURRENT_STACKS:
+    if config["terminals"] > 1 and stack not in registry.concurrent_stacks():
         raise ConfigError("terminals", "more than 1 needs a stack with locking, latching and the main log "
-                          f"(allowed: {', '.join(CONCURRENT_STACKS)}), got stack {stack}")
+                          f"(allowed: {', '.join(registry.concurrent_stacks())}), got stack {stack}")
     if config["terminals"] > 1 and config["trace_path"]:
         raise ConfigError("trace_path", "a reference string is recorded by one terminal only (terminals 1)")
     if config["terminals"] > 1 and meter != "none":
@@ -265,15 +268,7 @@ def _progress_callback(progress: bool | ProgressFn | None, label: str) -> tuple[
 
 
 def _engine():
-    try:
-        from . import _engine as engine
-    except ImportError as error:
-        raise ImportError(
-            "dbrepro._engine (the compiled engine) is not built or not importable; "
-            "install the package with `pip install --no-build-isolation -e .` "
-            f"({error})"
-        ) from error
-    return engine
+    return registry.engine()
 
 
 def _loadavg() -> list[float] | None:

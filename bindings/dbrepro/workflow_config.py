@@ -10,6 +10,8 @@ multi-line dump of the schema instead; the Snakefile calls this one.
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 PathLike = str | os.PathLike
@@ -32,16 +34,44 @@ def validate(config: Any, schema_path: PathLike) -> None:
     from snakemake.utils import validate as snakemake_validate
 
     with open(schema_path, encoding="utf-8") as file:
-        schema = yaml.safe_load(file)
+        schema = with_registry(yaml.safe_load(file))
     # Our own pass first: Snakemake's wraps the error in a WorkflowError whose
     # text is the whole schema fragment.
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(config))
     if errors:
         raise _one_line(jsonschema.exceptions.best_match(errors))
-    try:
-        snakemake_validate(config, str(schema_path))  # fills the defaults
-    except WorkflowError as error:  # a default that breaks the schema: the schema's bug
-        raise ConfigFileError("", str(error).splitlines()[0]) from None
+    with tempfile.TemporaryDirectory(prefix="dbrepro-schema-") as folder:
+        resolved = Path(folder) / Path(schema_path).name  # Snakemake reads a schema from a file
+        resolved.write_text(yaml.safe_dump(schema, sort_keys=False), encoding="utf-8")
+        try:
+            snakemake_validate(config, str(resolved))  # fills the defaults
+        except WorkflowError as error:  # a default that breaks the schema: the schema's bug
+            raise ConfigFileError("", str(error).splitlines()[0]) from None
+
+
+# Lists the schema takes from the engine instead of spelling them out.
+_REGISTRY_LISTS = {"policies": "policies", "stacks": "stack_names"}
+
+
+def with_registry(schema: Any) -> Any:
+    """The schema with `x-enum-from: NAME` replaced by `enum` and
+    `x-default-from: NAME` by `default`, NAME a list of dbrepro.registry."""
+    from . import registry
+
+    if isinstance(schema, list):
+        return [with_registry(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in ("x-enum-from", "x-default-from"):
+            if value not in _REGISTRY_LISTS:
+                raise ConfigFileError("", f"schema: {key}: unknown registry list {value!r} "
+                                          f"(allowed: {', '.join(_REGISTRY_LISTS)})")
+            out["enum" if key == "x-enum-from" else "default"] = list(getattr(registry, _REGISTRY_LISTS[value])())
+        else:
+            out[key] = with_registry(value)
+    return out
 
 
 def _one_line(error) -> ConfigFileError:

@@ -9,11 +9,16 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "module_common.hpp"
 #include "driver/build_info.hpp"
 #include "driver/result_json.hpp"
+#include "cache/policies.hpp"
 #include "driver/run.hpp"
+#include "driver/run_config_fields.hpp"
+#include "driver/stack_registry.hpp"
 #include "stack/ladder.hpp"
 
 namespace py = pybind11;
@@ -23,38 +28,69 @@ namespace {
 
 py::object parse_json(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 
-// Integers arrive as i64 so that a negative value is a ValueError naming the
-// parameter, not a pybind11 TypeError.
-using bindings::in_range;
+// A Python value as the field's type: bool for bool only, integers of any
+// size (too large or negative ones are refused by the field, naming it).
+tpcc::FieldValue field_value(const tpcc::RunField& field, const py::handle& value) {
+  const std::string name = field.name;
+  const bool is_bool = py::isinstance<py::bool_>(value);
+  switch (field.type) {
+    case tpcc::FieldType::kBool:
+      if (!is_bool) throw std::invalid_argument(name + ": must be True or False");
+      return value.cast<bool>();
+    case tpcc::FieldType::kUnsigned: {
+      if (is_bool || !py::isinstance<py::int_>(value)) throw std::invalid_argument(name + ": must be an integer");
+      const bool negative = value.cast<py::int_>() < py::int_(0);
+      py::object magnitude = py::reinterpret_steal<py::object>(PyNumber_Absolute(value.ptr()));
+      const unsigned long long n = PyLong_AsUnsignedLongLong(magnitude.ptr());
+      if (n == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {  // beyond 64 bits
+        PyErr_Clear();
+        throw std::invalid_argument(name + ": must be in 0.." + std::to_string(std::numeric_limits<u64>::max()) +
+                                    ", got " + py::str(value).cast<std::string>());
+      }
+      return tpcc::FieldInteger{n, negative && n != 0};
+    }
+    case tpcc::FieldType::kFloat:
+      if (is_bool || !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
+        throw std::invalid_argument(name + ": must be a number");
+      return value.cast<double>();
+    case tpcc::FieldType::kText:
+      if (!py::isinstance<py::str>(value)) throw std::invalid_argument(name + ": must be a string");
+      return value.cast<std::string>();
+    case tpcc::FieldType::kMix:
+      try {
+        return value.cast<std::map<std::string, double>>();
+      } catch (const py::cast_error&) {
+        throw std::invalid_argument(name + ": must be a mapping of transaction type to weight");
+      }
+  }
+  throw std::logic_error("field_value: unknown field type");
+}
 
-py::object run_tpcc(i64 warehouses, i64 transactions, double seconds, const std::map<std::string, double>& mix,
-                    const std::string& variant, i64 seed, const std::string& stack, i64 page_size,
-                    const std::string& key_compare, const std::string& meter, const std::string& log_dir,
-                    i64 progress_every, bool check_consistency, const std::string& cache_policy,
-                    double pool_fraction, const std::string& data_dir, bool o_direct, const std::string& trace_path,
-                    const std::string& trace_format, i64 terminals, const py::object& progress) {
+py::object field_to_python(const tpcc::FieldValue& value) {
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, tpcc::FieldInteger>) return py::int_(v.magnitude);
+        else return py::cast(v);
+      },
+      value);
+}
+
+// run_tpcc(progress=None, **settings): settings by RunConfig's field names
+// (driver/run_config_fields.hpp), each checked as it is set.
+py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
+  if (!args.empty()) throw std::invalid_argument("run_tpcc: settings are keyword arguments");
   tpcc::RunConfig config;
-  config.warehouses = in_range<u32>("warehouses", warehouses);
-  config.transactions = in_range<u64>("transactions", transactions);
-  config.seconds = seconds;
-  config.mix.fill(0.0);
-  for (const auto& [name, weight] : mix) config.mix[static_cast<int>(tpcc::parse_txn_type(name))] = weight;
-  config.variant = tpcc::parse_variant(variant);
-  config.seed = in_range<u64>("seed", seed);
-  config.stack = stack;
-  config.page_size = in_range<u32>("page_size", page_size);
-  config.key_compare = key_compare;
-  config.meter = meter;
-  config.log_dir = log_dir;
-  config.progress_every = in_range<u64>("progress_every", progress_every);
-  config.check_consistency = check_consistency;
-  config.cache_policy = cache_policy;  // E5 (stack "disk")
-  config.pool_fraction = pool_fraction;
-  config.data_dir = data_dir;
-  config.o_direct = o_direct;
-  config.trace_path = trace_path;
-  config.trace_format = trace_format;
-  config.terminals = in_range<u32>("terminals", terminals);
+  py::object progress = py::none();
+  for (const auto& [key, value] : settings) {
+    const std::string name = key.cast<std::string>();
+    if (name == "progress") {
+      progress = py::reinterpret_borrow<py::object>(value);
+      continue;
+    }
+    const tpcc::RunField& field = tpcc::find_run_field(name);
+    field.set(config, field_value(field, value));
+  }
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
   // Ctrl-C and the user's callback at each progress tick (module_common.hpp).
@@ -90,16 +126,20 @@ PYBIND11_MODULE(_engine, m) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
-  m.def("run_tpcc", &run_tpcc, py::kw_only(), py::arg("warehouses") = 1, py::arg("transactions") = 40000,
-        py::arg("seconds") = 0.0,
-        py::arg("mix") = std::map<std::string, double>{{"new_order", 0.5}, {"payment", 0.5}},
-        py::arg("variant") = "paper", py::arg("seed") = 1, py::arg("stack") = "bare", py::arg("page_size") = 0,
-        py::arg("key_compare") = "auto", py::arg("meter") = "none", py::arg("log_dir") = "",
-        py::arg("progress_every") = 1000, py::arg("check_consistency") = true,
-        py::arg("cache_policy") = "lru", py::arg("pool_fraction") = 0.1, py::arg("data_dir") = "",
-        py::arg("o_direct") = true, py::arg("trace_path") = "", py::arg("trace_format") = "txt",
-        py::arg("terminals") = 1, py::arg("progress") = py::none(),
-        "Load a TPC-C database, run the transaction mix, check consistency; returns the result as a dict.");
+  m.def("run_tpcc", &run_tpcc,
+        "run_tpcc(progress=None, **settings): load a TPC-C database, run the transaction mix, check "
+        "consistency; returns the result as a dict. Settings are named as run_config_fields() lists them.");
+  m.def(
+      "run_config_fields",
+      [] {
+        const tpcc::RunConfig defaults;
+        py::list rows;
+        for (const tpcc::RunField& f : tpcc::run_fields())
+          rows.append(py::dict(py::arg("name") = f.name, py::arg("type") = tpcc::field_type_name(f.type),
+                               py::arg("default") = field_to_python(f.get(defaults)), py::arg("help") = f.help));
+        return rows;
+      },
+      "The settings of a TPC-C run (engine/src/driver/run_config_fields.hpp): name, type, default, help.");
   m.def(
       "ladder",
       [] {
@@ -110,6 +150,21 @@ PYBIND11_MODULE(_engine, m) {
         return steps;
       },
       "E1's removal ladder: step, the paper's label of its switch, component group, default page size.");
+  m.def(
+      "stacks",
+      [] {
+        py::list rows;
+        for (const tpcc::StackInfo& s : tpcc::kStacks)
+          rows.append(py::dict(py::arg("name") = s.name, py::arg("step") = s.step, py::arg("concurrent") = s.concurrent,
+                               py::arg("disk") = s.disk, py::arg("metered") = s.metered, py::arg("study") = s.study,
+                               py::arg("summary") = s.summary));
+        return rows;
+      },
+      "The stacks a TPC-C run can pick (engine/src/driver/stack_registry.hpp), one dict each.");
+  m.def(
+      "policies",
+      [] { return std::vector<std::string>(cache::kPolicyNames.begin(), cache::kPolicyNames.end()); },
+      "The page replacement policies of the page cache (engine/src/cache/policies.hpp), in order.");
   m.def("build_info", [] { return parse_json(to_json(build_info())); }, "How the engine was built.");
   register_quantum(m);
   register_key_cache(m);

@@ -41,8 +41,6 @@ py::dict simulate(const std::string& policy, const std::vector<u64>& trace, i64 
 }  // namespace
 
 void register_fifo_cache(py::module_& m) {
-  m.def("cache_policies", [] { return std::vector<std::string>(cache::kPolicyNames.begin(), cache::kPolicyNames.end()); },
-        "E5: the names of the replacement policies.");
   m.def("cache_simulate", &simulate, py::kw_only(), py::arg("policy"), py::arg("trace"), py::arg("capacity"),
         "E5: replay a page-id reference string through a policy of `capacity` pages; hits and misses.");
   m.def(

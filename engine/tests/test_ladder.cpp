@@ -23,6 +23,7 @@
 #include "driver/run.hpp"
 #include "driver/run_config.hpp"
 #include "driver/run_stack.hpp"
+#include "driver/stack_registry.hpp"
 #include "kernel/mem_btree.hpp"
 #include "measure/perf_counters.hpp"
 #include "stack/ladder.hpp"

@@ -8,7 +8,7 @@ trace touches, not of the database). Deterministic; no timing.
 import argparse
 
 import pandas as pd
-from dbrepro import fifo_cache
+from dbrepro import fifo_cache, registry
 
 import fifo_cache_common as common
 
@@ -36,6 +36,6 @@ elif __name__ == "__main__":
     parser.add_argument("trace")
     parser.add_argument("out")
     parser.add_argument("--fractions", default="0.05,0.1,0.2,0.5,1.0")
-    parser.add_argument("--policies", default=",".join(fifo_cache.POLICIES))
+    parser.add_argument("--policies", default=",".join(registry.policies()))
     a = parser.parse_args()
     print(main(a.trace, a.out, [float(f) for f in a.fractions.split(",")], a.policies.split(",")).to_string(index=False))

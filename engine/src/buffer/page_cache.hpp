@@ -185,7 +185,13 @@ class PageCache {
       frames_[f].dirty.store(true, std::memory_order_relaxed);
       frame_state::release_exclusive(frames_[f].word);
     } else {
-      const u32 f = table_load(key, /*read=*/false, /*read_around=*/false);
+      u32 f;
+      try {
+        f = table_load(key, /*read=*/false, /*read_around=*/false);
+      } catch (...) {
+        next_key_.fetch_sub(1);  // no frame: the page was not made, it does not count
+        throw;
+      }
       std::memset(data(f), 0, options_.page_size);
       frames_[f].dirty.store(true, std::memory_order_relaxed);
       publish(f);

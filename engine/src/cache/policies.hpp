@@ -3,7 +3,9 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "cache/clock.hpp"
 #include "cache/fifo.hpp"
@@ -16,8 +18,17 @@
 
 namespace dbrepro::cache {
 
-inline constexpr std::array<const char*, 7> kPolicyNames = {Lru::kName,    Fifo::kName, Clock::kName, Sieve::kName,
-                                                            S3Fifo::kName, TwoQ::kName, Soqol::kName};
+// The registry: adding a policy is its header and one entry here. The build
+// (engine/CMakeLists.txt) reads this list to generate one translation unit of
+// E5's disk stack per policy; Python reads it through `_engine.policies()`.
+using Policies = std::tuple<Lru, Fifo, Clock, Sieve, S3Fifo, TwoQ, Soqol>;
+inline constexpr size_t kPolicyCount = std::tuple_size_v<Policies>;
+template <size_t I>
+using PolicyAt = std::tuple_element_t<I, Policies>;
+
+inline constexpr std::array<const char*, kPolicyCount> kPolicyNames =
+    []<size_t... I>(std::index_sequence<I...>) { return std::array<const char*, kPolicyCount>{PolicyAt<I>::kName...}; }(
+        std::make_index_sequence<kPolicyCount>{});
 
 inline std::string policy_list() {
   std::string out;
@@ -25,21 +36,32 @@ inline std::string policy_list() {
   return out;
 }
 
-// Calls fn(std::type_identity<Policy>{}) for the named policy.
-template <class Fn>
-decltype(auto) with_policy(const std::string& name, Fn&& fn) {
-  if (name == Lru::kName) return fn(std::type_identity<Lru>{});
-  if (name == Fifo::kName) return fn(std::type_identity<Fifo>{});
-  if (name == Clock::kName) return fn(std::type_identity<Clock>{});
-  if (name == Sieve::kName) return fn(std::type_identity<Sieve>{});
-  if (name == S3Fifo::kName) return fn(std::type_identity<S3Fifo>{});
-  if (name == TwoQ::kName) return fn(std::type_identity<TwoQ>{});
-  if (name == Soqol::kName) return fn(std::type_identity<Soqol>{});
+// The position of a policy in the registry; throws naming the allowed ones.
+inline size_t policy_index(const std::string& name) {
+  for (size_t i = 0; i < kPolicyCount; ++i)
+    if (name == kPolicyNames[i]) return i;
   throw std::invalid_argument("cache_policy: invalid value '" + name + "' (allowed: " + policy_list() + ")");
 }
 
-static_assert(ReplacementPolicy<Lru> && ReplacementPolicy<Fifo> && ReplacementPolicy<Clock> &&
-              ReplacementPolicy<Sieve> && ReplacementPolicy<S3Fifo> && ReplacementPolicy<TwoQ> &&
-              ReplacementPolicy<Soqol>);
+// Calls fn(std::integral_constant<size_t, I>{}) for the policy at `index`.
+template <size_t I = 0, class Fn>
+decltype(auto) with_policy_at(size_t index, Fn&& fn) {
+  if constexpr (I + 1 < kPolicyCount) {
+    if (index != I) return with_policy_at<I + 1>(index, std::forward<Fn>(fn));
+  }
+  return fn(std::integral_constant<size_t, I>{});
+}
+
+// Calls fn(std::type_identity<Policy>{}) for the named policy.
+template <class Fn>
+decltype(auto) with_policy(const std::string& name, Fn&& fn) {
+  return with_policy_at(policy_index(name), [&]<size_t I>(std::integral_constant<size_t, I>) {
+    return fn(std::type_identity<PolicyAt<I>>{});
+  });
+}
+
+static_assert([]<size_t... I>(std::index_sequence<I...>) {
+  return (ReplacementPolicy<PolicyAt<I>> && ...);
+}(std::make_index_sequence<kPolicyCount>{}));
 
 }  // namespace dbrepro::cache

@@ -2,30 +2,22 @@
 
 #include "driver/run_stack.hpp"
 #include "driver/stacks/disk_run.hpp"
+#include "driver/with_stack.hpp"
 
 namespace dbrepro::tpcc {
 
 namespace {
 
 RunResult dispatch(const RunConfig& c, const ProgressFn& progress) {
-  if (c.stack == "disk") return run_disk(c, progress);
-  switch (stack_step(c.stack)) {
-    case -1:
-      return c.key_compare == "generic" ? run_stack<BareStack<GenericKeyCompare>>(c, progress)
-                                        : run_stack<BareStack<IntegerKeyCompare>>(c, progress);
-    case 0: return run_stack<Step0>(c, progress);
-    case 1: return run_stack<Step1>(c, progress);
-    case 2: return run_stack<Step2>(c, progress);
-    case 3: return run_stack<Step3>(c, progress);
-    case 4: return run_stack<Step4>(c, progress);
-    case 5: return run_stack<Step5>(c, progress);
-    case 6: return run_stack<Step6>(c, progress);
-    case 7: return run_stack<Step7>(c, progress);
-    case 8: return run_stack<Step8>(c, progress);  // step 7's stack with 32 KB pages
-    case 9: return run_stack<Step9>(c, progress);
-    case 10: return run_stack<Step10>(c, progress);
-    default: return run_optimal(c, progress);
-  }
+  return with_stack(c, [&]<class S>(std::type_identity<S>) {
+    if constexpr (std::is_same_v<S, DiskStacks>) {
+      return run_disk(c, progress);
+    } else if constexpr (std::is_same_v<S, OptimalKernelStack>) {
+      return run_optimal(c, progress);
+    } else {
+      return run_stack<S>(c, progress);  // compiled in its own file under driver/stacks/
+    }
+  });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cache/policies.hpp"
+#include "driver/stack_registry.hpp"
 #include "stack/ladder.hpp"
 
 namespace dbrepro::tpcc {
@@ -24,19 +25,6 @@ TxnType parse_txn_type(const std::string& name) {
     if (name == kTxnTypeNames[i]) return static_cast<TxnType>(i);
   throw std::invalid_argument("mix: unknown transaction type '" + name +
                               "' (allowed: new_order, payment, order_status, delivery, stock_level)");
-}
-
-int stack_step(const std::string& stack) {
-  if (stack == "bare" || stack == "disk") return -1;
-  if (stack == "optimal") return kOptimalStep;
-  if (stack.size() > 4 && stack.compare(0, 4, "step") == 0) {
-    const std::string digits = stack.substr(4);
-    if (digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos) {
-      const int step = std::stoi(digits);
-      if (step >= 0 && step <= kOptimalStep && std::to_string(step) == digits) return step;
-    }
-  }
-  throw std::invalid_argument("stack: invalid value '" + stack + "' (allowed: bare, step0..step11, optimal, disk)");
 }
 
 namespace {
@@ -108,11 +96,13 @@ void validate(const RunConfig& c) {
   if (c.terminals < 1 || c.terminals > 1024)
     throw std::invalid_argument("terminals: must be in 1..1024, got " + std::to_string(c.terminals));
   if (c.terminals > 1) {
-    // E5's disk stack has all three (its log is never flushed).
-    const bool concurrent = c.stack == "disk" || (step >= 0 && step <= 2);
-    if (!concurrent)
+    if (!find_stack(c.stack).concurrent) {
+      std::string allowed;
+      for (const StackInfo& s : kStacks)
+        if (s.concurrent) allowed += (allowed.empty() ? "" : ", ") + std::string(s.name);
       throw std::invalid_argument("terminals: more than 1 needs a stack with locking, latching and the main log "
-                                  "(allowed: step0, step1, step2, disk), got stack " + c.stack);
+                                  "(allowed: " + allowed + "), got stack " + c.stack);
+    }
     if (!c.trace_path.empty())
       throw std::invalid_argument("trace_path: a reference string is recorded by one terminal only (terminals 1)");
     if (c.meter != "none")

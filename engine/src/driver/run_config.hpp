@@ -17,14 +17,8 @@ inline constexpr std::array<const char*, kTxnTypeCount> kTxnTypeNames = {
 // spec:  the TPC-C specification's input generation (clause 2.4.1 and 2.5.1).
 enum class Variant : int { kPaper = 0, kSpec = 1 };
 
-// stack: which engine runs the transactions.
-//   "bare"         storage only (pages, B+trees, catalog), every removable
-//                  component removed; key_compare chooses the node search.
-//   "step0".."step10"  E1's removal ladder: step 0 is the full stack, each
-//                  later step removes one more component (stack/ladder.hpp).
-//   "optimal"      E1's hand-built in-memory B-tree kernel (step 11).
-//   "disk"         E5: a transactional engine whose pages live in a file behind
-//                  a pool of pool_fraction of the database, with cache_policy.
+// stack: which engine runs the transactions, a name from driver/stack_registry.hpp
+//   (bare; step0..step10, E1's removal ladder; optimal, E1's kernel; disk, E5's).
 // meter: "none", or "perf" for per-phase hardware counters (perf_event).
 struct RunConfig {
   u32 warehouses = 1;
@@ -44,7 +38,7 @@ struct RunConfig {
   // than 1 needs a stack with locking, latching and the main log (step0-step2).
   u32 terminals = 1;
   // E5, stack "disk": the database in a file, a pool of a fraction of it.
-  std::string cache_policy = "lru";   // lru, fifo, clock, sieve, s3fifo, 2q, soqol
+  std::string cache_policy = "lru";   // a name from cache::Policies (cache/policies.hpp)
   double pool_fraction = 0.1;         // pool frames / database pages at the start of the run
   std::string data_dir;               // where the database file goes ("": $TMPDIR or /tmp)
   bool o_direct = true;               // read and write the file with O_DIRECT where allowed
@@ -64,9 +58,6 @@ void check_fits_in_memory(u32 warehouses);
 
 // The configuration with "auto" and 0 replaced by what the stack uses.
 RunConfig resolve(const RunConfig& config);
-
-// The ladder step of a stack name ("step3" -> 3, "optimal" -> 11), or -1 for "bare" and "disk".
-int stack_step(const std::string& stack);
 
 const char* variant_name(Variant v);
 Variant parse_variant(const std::string& name);      // throws std::invalid_argument

@@ -15,13 +15,11 @@ using DiskStack = Stack<IntegerKeyCompare, NeverFlush, MainLogOn, PageLsn, Locki
 // The reference string does not depend on the policy: one recording stack.
 using DiskTraceStack = DiskStack<cache::Fifo, RecordTrace>;
 
-extern template RunResult run_stack<DiskStack<cache::Lru>>(const RunConfig&, const ProgressFn&);
-extern template RunResult run_stack<DiskStack<cache::Fifo>>(const RunConfig&, const ProgressFn&);
-extern template RunResult run_stack<DiskStack<cache::Clock>>(const RunConfig&, const ProgressFn&);
-extern template RunResult run_stack<DiskStack<cache::Sieve>>(const RunConfig&, const ProgressFn&);
-extern template RunResult run_stack<DiskStack<cache::S3Fifo>>(const RunConfig&, const ProgressFn&);
-extern template RunResult run_stack<DiskStack<cache::TwoQ>>(const RunConfig&, const ProgressFn&);
-extern template RunResult run_stack<DiskStack<cache::Soqol>>(const RunConfig&, const ProgressFn&);
+// One per policy, each in a translation unit the build generates from
+// disk_policy.cpp.in (cache::Policies is the list).
+template <size_t I>
+RunResult run_disk_policy(const RunConfig& config, const ProgressFn& progress);
+
 extern template RunResult run_stack<DiskTraceStack>(const RunConfig&, const ProgressFn&);
 
 }  // namespace dbrepro::tpcc

@@ -1,0 +1,143 @@
+#include "driver/run_config_fields.hpp"
+
+#include <array>
+#include <limits>
+#include <stdexcept>
+
+namespace dbrepro::tpcc {
+
+namespace {
+
+[[noreturn]] void wrong_type(const char* name, const char* expected) {
+  throw std::invalid_argument(std::string(name) + ": must be " + expected);
+}
+
+template <class T>
+T unsigned_of(const char* name, const FieldValue& value) {
+  const auto* n = std::get_if<FieldInteger>(&value);
+  if (n == nullptr) wrong_type(name, "an integer");
+  if (n->negative || n->magnitude > std::numeric_limits<T>::max())
+    throw std::invalid_argument(std::string(name) + ": must be in 0.." + std::to_string(std::numeric_limits<T>::max()) +
+                                ", got " + (n->negative ? "-" : "") + std::to_string(n->magnitude));
+  return static_cast<T>(n->magnitude);
+}
+
+double float_of(const char* name, const FieldValue& value) {
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* n = std::get_if<FieldInteger>(&value))
+    return n->negative ? -static_cast<double>(n->magnitude) : static_cast<double>(n->magnitude);
+  wrong_type(name, "a number");
+}
+
+const std::string& text_of(const char* name, const FieldValue& value) {
+  const auto* s = std::get_if<std::string>(&value);
+  if (s == nullptr) wrong_type(name, "a string");
+  return *s;
+}
+
+bool bool_of(const char* name, const FieldValue& value) {
+  const auto* b = std::get_if<bool>(&value);
+  if (b == nullptr) wrong_type(name, "True or False");
+  return *b;
+}
+
+FieldValue integer(u64 v) { return FieldInteger{v, false}; }
+
+
+const std::array<RunField, 20> kRunFields = {{
+    {"warehouses", FieldType::kUnsigned, "TPC-C scale factor (about 100 MB each)",
+     [](RunConfig& c, const FieldValue& v) { c.warehouses = unsigned_of<u32>("warehouses", v); },
+     [](const RunConfig& c) { return integer(c.warehouses); }},
+    {"transactions", FieldType::kUnsigned, "stop after this many transactions (0: run for `seconds` only)",
+     [](RunConfig& c, const FieldValue& v) { c.transactions = unsigned_of<u64>("transactions", v); },
+     [](const RunConfig& c) { return integer(c.transactions); }},
+    {"seconds", FieldType::kFloat, "stop after this long (0: no time limit)",
+     [](RunConfig& c, const FieldValue& v) { c.seconds = float_of("seconds", v); },
+     [](const RunConfig& c) { return FieldValue{c.seconds}; }},
+    {"mix", FieldType::kMix, "weights per transaction type, omitted types weigh 0",
+     [](RunConfig& c, const FieldValue& v) {
+       const auto* mix = std::get_if<std::map<std::string, double>>(&v);
+       if (mix == nullptr) wrong_type("mix", "a mapping of transaction type to weight");
+       c.mix.fill(0.0);
+       for (const auto& [name, weight] : *mix) c.mix[static_cast<int>(parse_txn_type(name))] = weight;
+     },
+     [](const RunConfig& c) {
+       std::map<std::string, double> mix;
+       for (int i = 0; i < kTxnTypeCount; ++i)
+         if (c.mix[i] != 0) mix[kTxnTypeNames[i]] = c.mix[i];
+       return FieldValue{mix};
+     }},
+    {"variant", FieldType::kText, "transaction inputs: paper (the looking-glass paper's) or spec (TPC-C's)",
+     [](RunConfig& c, const FieldValue& v) { c.variant = parse_variant(text_of("variant", v)); },
+     [](const RunConfig& c) { return FieldValue{std::string(variant_name(c.variant))}; }},
+    {"seed", FieldType::kUnsigned, "random seed; same seed and settings, same transactions",
+     [](RunConfig& c, const FieldValue& v) { c.seed = unsigned_of<u64>("seed", v); },
+     [](const RunConfig& c) { return integer(c.seed); }},
+    {"stack", FieldType::kText, "the engine stack (driver/stack_registry.hpp)",
+     [](RunConfig& c, const FieldValue& v) { c.stack = text_of("stack", v); },
+     [](const RunConfig& c) { return FieldValue{c.stack}; }},
+    {"page_size", FieldType::kUnsigned, "page size in bytes (0: the stack's default)",
+     [](RunConfig& c, const FieldValue& v) { c.page_size = unsigned_of<u32>("page_size", v); },
+     [](const RunConfig& c) { return integer(c.page_size); }},
+    {"key_compare", FieldType::kText, "B-tree key search: auto (the stack's), generic or integer (bare only)",
+     [](RunConfig& c, const FieldValue& v) { c.key_compare = text_of("key_compare", v); },
+     [](const RunConfig& c) { return FieldValue{c.key_compare}; }},
+    {"meter", FieldType::kText, "none, or perf for per-phase hardware counters",
+     [](RunConfig& c, const FieldValue& v) { c.meter = text_of("meter", v); },
+     [](const RunConfig& c) { return FieldValue{c.meter}; }},
+    {"log_dir", FieldType::kText, "where a flushing log writes its file (empty: $TMPDIR or /tmp)",
+     [](RunConfig& c, const FieldValue& v) { c.log_dir = text_of("log_dir", v); },
+     [](const RunConfig& c) { return FieldValue{c.log_dir}; }},
+    {"progress_every", FieldType::kUnsigned, "transactions between progress callbacks",
+     [](RunConfig& c, const FieldValue& v) { c.progress_every = unsigned_of<u64>("progress_every", v); },
+     [](const RunConfig& c) { return integer(c.progress_every); }},
+    {"check_consistency", FieldType::kBool, "check the TPC-C consistency conditions after the run",
+     [](RunConfig& c, const FieldValue& v) { c.check_consistency = bool_of("check_consistency", v); },
+     [](const RunConfig& c) { return FieldValue{c.check_consistency}; }},
+    {"cache_policy", FieldType::kText, "E5 (stack disk): the page replacement policy (cache/policies.hpp)",
+     [](RunConfig& c, const FieldValue& v) { c.cache_policy = text_of("cache_policy", v); },
+     [](const RunConfig& c) { return FieldValue{c.cache_policy}; }},
+    {"pool_fraction", FieldType::kFloat, "E5: pool frames / database pages at the start of the run",
+     [](RunConfig& c, const FieldValue& v) { c.pool_fraction = float_of("pool_fraction", v); },
+     [](const RunConfig& c) { return FieldValue{c.pool_fraction}; }},
+    {"data_dir", FieldType::kText, "E5: where the database file goes (empty: $TMPDIR or /tmp)",
+     [](RunConfig& c, const FieldValue& v) { c.data_dir = text_of("data_dir", v); },
+     [](const RunConfig& c) { return FieldValue{c.data_dir}; }},
+    {"o_direct", FieldType::kBool, "E5: read and write the file with O_DIRECT where allowed",
+     [](RunConfig& c, const FieldValue& v) { c.o_direct = bool_of("o_direct", v); },
+     [](const RunConfig& c) { return FieldValue{c.o_direct}; }},
+    {"trace_path", FieldType::kText, "E5: record the page reference string here (one terminal)",
+     [](RunConfig& c, const FieldValue& v) { c.trace_path = text_of("trace_path", v); },
+     [](const RunConfig& c) { return FieldValue{c.trace_path}; }},
+    {"trace_format", FieldType::kText, "E5: txt (one id per line) or oracle_general",
+     [](RunConfig& c, const FieldValue& v) { c.trace_format = text_of("trace_format", v); },
+     [](const RunConfig& c) { return FieldValue{c.trace_format}; }},
+    {"terminals", FieldType::kUnsigned, "terminals (threads) running transactions at once",
+     [](RunConfig& c, const FieldValue& v) { c.terminals = unsigned_of<u32>("terminals", v); },
+     [](const RunConfig& c) { return integer(c.terminals); }},
+}};
+
+}  // namespace
+
+std::span<const RunField> run_fields() { return kRunFields; }
+
+const char* field_type_name(FieldType type) {
+  switch (type) {
+    case FieldType::kBool: return "bool";
+    case FieldType::kUnsigned: return "int";
+    case FieldType::kFloat: return "float";
+    case FieldType::kText: return "str";
+    case FieldType::kMix: return "mix";
+  }
+  return "?";
+}
+
+const RunField& find_run_field(const std::string& name) {
+  for (const RunField& f : kRunFields)
+    if (name == f.name) return f;
+  std::string allowed;
+  for (const RunField& f : kRunFields) allowed += (allowed.empty() ? "" : ", ") + std::string(f.name);
+  throw std::invalid_argument(name + ": unknown setting (allowed: " + allowed + ")");
+}
+
+}  // namespace dbrepro::tpcc

@@ -1,0 +1,68 @@
+#pragma once
+// Every stack a TPC-C run can pick: the one list. The driver maps a name to
+// its compiled type (driver/with_stack.hpp); Python reads the list through
+// `_engine.stacks()` (the API's choices, the CLI's, the workflow's checks), so
+// no other file spells it out. Adding a stack is one row here, its type in
+// with_stack.hpp and one translation unit under driver/stacks/.
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "stack/ladder.hpp"
+
+namespace dbrepro::tpcc {
+
+struct StackInfo {
+  const char* name;
+  int step;           // E1's ladder step (0..11; 11 is the optimal kernel), -1 outside the ladder
+  bool concurrent;    // runs more than one terminal (it has locking, latching and the main log)
+  bool disk;          // E5: pages in a file behind a pool (cache_policy, pool_fraction, data_dir, trace)
+  bool metered;       // per-phase counters are possible (meter "perf")
+  const char* study;  // the study it serves
+  const char* summary;
+};
+
+inline constexpr std::array<StackInfo, 14> kStacks = {{
+    {"bare", -1, false, false, true, "-", "storage only (pages, B+trees, catalog), every removable component removed"},
+    {"step0", 0, true, false, true, "looking_glass", "E1's full stack"},
+    {"step1", 1, true, false, true, "looking_glass", "E1 ladder: integer B-tree keys"},
+    {"step2", 2, true, false, true, "looking_glass", "E1 ladder: - disk log"},
+    {"step3", 3, false, false, true, "looking_glass", "E1 ladder: - main log"},
+    {"step4", 4, false, false, true, "looking_glass", "E1 ladder: - LSN"},
+    {"step5", 5, false, false, true, "looking_glass", "E1 ladder: - locking"},
+    {"step6", 6, false, false, true, "looking_glass", "E1 ladder: - latching"},
+    {"step7", 7, false, false, true, "looking_glass", "E1 ladder: - directory lookup"},
+    {"step8", 8, false, false, true, "looking_glass", "E1 ladder: - small page (32 KB pages)"},
+    {"step9", 9, false, false, true, "looking_glass", "E1 ladder: - page access"},
+    {"step10", 10, false, false, true, "looking_glass", "E1 ladder: - transactions (one session)"},
+    {"optimal", kOptimalStep, false, false, false, "looking_glass", "E1's hand-built in-memory B-tree kernel"},
+    {"disk", -1, true, true, false, "fifo_cache", "E5: a transactional engine whose pages live in a file behind a pool"},
+}};
+
+inline std::string stack_list() {
+  std::string out;
+  for (const StackInfo& s : kStacks) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
+}
+
+// The stack's row; throws naming the allowed stacks. "step11" is the optimal kernel's other name.
+inline const StackInfo& find_stack(const std::string& name) {
+  const std::string canonical = name == "step11" ? "optimal" : name;
+  for (const StackInfo& s : kStacks)
+    if (canonical == s.name) return s;
+  throw std::invalid_argument("stack: invalid value '" + name + "' (allowed: " + stack_list() + ")");
+}
+
+// The ladder step of a stack name ("step3" -> 3, "optimal" -> 11), or -1 outside the ladder.
+inline int stack_step(const std::string& stack) { return find_stack(stack).step; }
+
+static_assert([] {
+  for (int step = 0; step < kLadderSteps; ++step) {
+    int rows = 0;
+    for (const StackInfo& s : kStacks) rows += s.step == step;
+    if (rows != 1) return false;
+  }
+  return true;
+}(), "every ladder step has exactly one stack");
+
+}  // namespace dbrepro::tpcc

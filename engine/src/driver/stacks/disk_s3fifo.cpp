@@ -1,6 +1,0 @@
-// E5: the disk-backed stack with the s3fifo policy, compiled on its own (see driver/stacks/disk_stack.hpp).
-#include "driver/stacks/disk_stack.hpp"
-
-namespace dbrepro::tpcc {
-template RunResult run_stack<DiskStack<cache::S3Fifo>>(const RunConfig&, const ProgressFn&);
-}  // namespace dbrepro::tpcc

@@ -1,0 +1,78 @@
+"""The engine's registries are the one list of stacks, policies and run
+settings: Python, the CLI, the schema and the stub read or match them."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from dbrepro import cli, registry, tpcc, workflow_config
+from dbrepro import _engine
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_stacks_and_policies_come_from_the_engine():
+    names = registry.stack_names()
+    assert names[0] == "bare" and "disk" in names and "optimal" in names
+    assert [registry.ladder_stack(step) for step in range(12)] == [*(f"step{n}" for n in range(11)), "optimal"]
+    assert tpcc.STACKS == names
+    assert set(tpcc.CONCURRENT_STACKS) == {row["name"] for row in _engine.stacks() if row["concurrent"]}
+    assert tpcc.CACHE_POLICIES == tuple(_engine.policies())
+    assert {"lru", "soqol"} <= set(registry.policies())
+
+
+def test_a_stack_outside_the_registry_is_refused_naming_the_list():
+    with pytest.raises(tpcc.ConfigError, match="stack") as error:
+        tpcc.run(stack="step12", transactions=10)
+    assert "disk" in str(error.value)
+
+
+def test_cli_choices_are_the_registry():
+    parser = cli.build_parser()
+    for name in registry.stack_names():
+        assert parser.parse_args(["run", "tpcc", "--out", "x.json", "--stack", name]).stack == name
+    with pytest.raises(cli.CliError, match="stack"):
+        parser.parse_args(["run", "tpcc", "--out", "x.json", "--stack", "step12"])
+
+
+def test_schema_lists_are_filled_from_the_registry():
+    import yaml
+
+    schema = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
+    text = (REPO / "config" / "schema" / "config.schema.yaml").read_text()
+    assert "s3fifo" not in text  # the schema does not spell the list out
+    resolved = workflow_config.with_registry(schema)
+    policies = resolved["properties"]["fifo_cache"]["properties"]["policies"]
+    assert policies["items"]["enum"] == list(registry.policies())
+    assert policies["default"] == list(registry.policies())
+
+
+def test_run_tpcc_stub_is_the_field_table():
+    tree = ast.parse((REPO / "bindings" / "dbrepro" / "_engine.pyi").read_text())
+    stub = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run_tpcc")
+    names = [a.arg for a in stub.args.kwonlyargs if a.arg != "progress"]
+    defaults = {a.arg: ast.literal_eval(d) for a, d in zip(stub.args.kwonlyargs, stub.args.kw_defaults)
+                if a.arg != "progress"}
+    fields = registry.run_config_fields()
+    assert names == [f["name"] for f in fields]
+    assert defaults == {f["name"]: f["default"] for f in fields}
+    assert tpcc.PARAMETERS == tuple(names)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"seed": 2**64}, "seed: must be in 0..18446744073709551615"),
+    ({"seed": 2**63}, None),  # in range: accepted by the field (the run itself is not started here)
+    ({"warehouses": -1}, "warehouses: must be in 0..4294967295, got -1"),
+    ({"warehouse": 1}, "warehouse: unknown setting"),
+    ({"o_direct": 1}, "o_direct: must be True or False"),
+    ({"seconds": "1"}, "seconds: must be a number"),
+])
+def test_engine_checks_each_setting_by_name(settings, message):
+    if message is None:
+        with pytest.raises(ValueError, match="transactions"):  # fails later, on a field it checks together
+            _engine.run_tpcc(**settings, transactions=0)
+        return
+    with pytest.raises(ValueError, match=message):
+        _engine.run_tpcc(**settings)
