@@ -168,12 +168,14 @@ def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
     output = done.stdout + done.stderr
     blocks = re.findall(r"rule key_cache_run:\n((?:    .*\n)+)", output)
     segments = yaml.safe_load(profile(repo, "quick").read_text())["key_cache"]["segments"]
-    first = {f"results/raw/key_cache/rep1/seg{s}.json" for s in segments}
     assert blocks
     for block in blocks:
         assert "timed=1" in block and "threads: 2" in block, block
         inputs = set(re.findall(r"results/raw/key_cache/rep\d+/seg\d+\.json", block.split("output:")[0]))
-        assert inputs == (first if "rep2/" in block.split("output:")[1] else set()), block
+        rep = int(re.search(r"results/raw/key_cache/rep(\d+)/", block.split("output:")[1]).group(1))
+        # Repeat r starts after every run of repeat r - 1 (interleaved: A B C A B C ...).
+        previous = {f"results/raw/key_cache/rep{rep - 1}/seg{s}.json" for s in segments} if rep > 1 else set()
+        assert inputs == previous, block
 
 
 @pytest.mark.slow

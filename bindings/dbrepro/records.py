@@ -39,8 +39,14 @@ def write_record(record: dict[str, Any] | RunResult, path: PathLike) -> Path:
     if isinstance(record, RunResult):
         record = record.to_dict()
     check_record_shape(record)
+    return write_json_atomic(record, path)
+
+
+def write_json_atomic(value: Any, path: PathLike) -> Path:
+    """Write `value` as JSON to `path` atomically (temporary file, fsync,
+    rename); symlinks written through, non-regular files refused."""
     # allow_nan=False: NaN/Infinity are not JSON and other tools reject them.
-    text = json.dumps(record, indent=2, sort_keys=False, allow_nan=False) + "\n"
+    text = json.dumps(value, indent=2, sort_keys=False, allow_nan=False) + "\n"
 
     given = Path(path)
     path = Path(os.path.realpath(given))

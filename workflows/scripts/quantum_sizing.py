@@ -15,7 +15,6 @@ reads.
 Run by Snakemake (rule quantum_sizing), or by hand:
     python workflows/scripts/quantum_sizing.py paper.yaml sizing.json LONGEST_Q_MS TABLE_MB cpu memory
 """
-import json
 import sys
 from pathlib import Path
 
@@ -44,7 +43,7 @@ def session_seconds(paper: dict, workload: str, longest_quantum_ms: float) -> fl
 
 
 def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads) -> None:
-    from dbrepro import quantum
+    from dbrepro import quantum, records
 
     paper = yaml.safe_load(Path(paper_path).read_text())
     seconds = {w: session_seconds(paper, w, float(longest_quantum_ms)) for w in workloads}
@@ -53,8 +52,7 @@ def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads) -> None:
         record["article_session_seconds"] = article_session_seconds(paper, workload)
         record["article_longest_quantum_ms"] = 1000 * article_longest_quantum_s(paper, workload)
         record["longest_quantum_ms"] = float(longest_quantum_ms)
-    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-    Path(out_path).write_text(json.dumps(sizing, indent=2) + "\n")
+    records.write_json_atomic(sizing, out_path)  # a calibration run: written whole or not at all
     for workload, record in sizing.items():
         unit = quantum.UNIT_NAMES[workload]
         print(f"{workload}: {record['session_seconds']:.3f} s -> {record[unit]} {unit}", file=sys.stderr)
