@@ -47,7 +47,8 @@ if docker image inspect "$PINNED_BASE" >/dev/null 2>&1 || docker pull "$PINNED_B
 else
   if [ "${DBREPRO_FRESH:-0}" = 1 ] || ! docker image inspect "$LOCAL_BASE" >/dev/null 2>&1; then
     if [ ! -s "$ROOTFS_TAR" ]; then
-      command -v debootstrap >/dev/null || { echo "build-image: cannot pull $PINNED_BASE and debootstrap is missing (apt-get install debootstrap)" >&2; exit 1; }
+      command -v debootstrap >/dev/null || env/install-system-deps.sh --docker \
+        || { echo "build-image: cannot pull $PINNED_BASE and debootstrap is missing (apt-get install debootstrap)" >&2; exit 1; }
       [ "$(id -u)" -eq 0 ] || { echo "build-image: debootstrap needs root" >&2; exit 1; }
       step "base: debootstrap $SUITE (minbase) from $MIRROR"
       rootfs=$(mktemp -d "${TMPDIR:-/tmp}/dbrepro-rootfs.XXXXXX")

@@ -23,6 +23,12 @@ if [ "${1:-}" = "--paper" ]; then
   kpsewhich booktabs.sty >/dev/null 2>&1 || need+=(texlive-latex-base texlive-latex-recommended)
 fi
 
+# Optional (`--docker`, used by env/build-image.sh where no registry answers):
+# debootstrap, to bootstrap the pinned Debian release as the image's base.
+if [ "${1:-}" = "--docker" ]; then
+  command -v debootstrap >/dev/null || need+=(debootstrap)
+fi
+
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
