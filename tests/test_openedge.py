@@ -13,7 +13,7 @@ from dbrepro.tpcc import ConfigError
 from workflow_helpers import check_claims_table, job_count, profile, snakemake
 
 PROFILES = ("smoke", "quick", "full")
-TABLES = ("runs", "ladder", "users", "traffic", "claims")
+TABLES = ("runs", "ladder", "users", "traffic", "scan", "claims")
 FIGURES = ("ladder", "user_stddev", "traffic")
 
 
@@ -135,6 +135,7 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "openedge_run") == repeats
     assert job_count(output, "openedge_figure") == len(FIGURES)
     assert job_count(output, "openedge_tables") == 1 and job_count(output, "openedge_claims") == 1
+    assert job_count(output, "openedge_scan_run") == 1
 
 
 def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
@@ -165,6 +166,12 @@ def test_smoke_profile_end_to_end(python, repo, tmp_path):
     # One repeat in smoke: every timed claim lacks the repeats it needs.
     timed = claims[claims["repeats"].notna()]
     assert len(timed) == 5 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {1}
+    # The optimistic cursor is judged on the scan workload: a count, decided in smoke too.
+    scan = pd.read_csv(tables / "scan.csv").set_index("name")
+    assert list(scan.index) == ["baseline", "bht"]
+    assert scan.at["baseline", "lookups_avoided"] == 0 and scan.at["bht", "lookups_avoided"] > 0
+    optimistic = claims.set_index("claim").filter(like="Optimistic", axis=0)
+    assert len(optimistic) == 1 and optimistic["reproduced"].iloc[0] in ("yes", "no")
     ladder = pd.read_csv(tables / "ladder.csv")
     assert list(ladder["name"]) == list(openedge.STEP_NAMES)
     assert list(ladder["paper_change_vs_previous_pct"].iloc[1:]) == [-3, -35, -44]

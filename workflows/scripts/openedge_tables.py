@@ -10,9 +10,11 @@
                  latency, hash-table lookups, the lookups the optimistic cursor
                  avoided (in all and per index block entered), hash-table latch
                  waits, their time and the latches' naps
+    scan.csv     the same columns as traffic.csv for the scan workload's run
+                 (baseline and bht): where the optimistic cursor matters
 
 Run by Snakemake (rule openedge_tables), or by hand:
-    python workflows/scripts/openedge_tables.py paper.yaml OUT_DIR RUN.json...
+    python workflows/scripts/openedge_tables.py paper.yaml OUT_DIR SCAN.json RUN.json...
 """
 import argparse
 from pathlib import Path
@@ -22,6 +24,9 @@ import pandas as pd
 import openedge_common as common
 from dbrepro import openedge  # noqa: F401 (registers the openedge table rows)
 from dbrepro.records import load_result, load_runs
+
+
+TABLES = ("runs", "ladder", "users", "traffic", "scan")
 
 
 def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
@@ -62,14 +67,15 @@ def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def main(paper_path, out: dict[str, str], run_paths) -> dict[str, pd.DataFrame]:
+def main(paper_path, out: dict[str, str], run_paths, scan_path) -> dict[str, pd.DataFrame]:
     runs = load_runs(run_paths)
-    for path in run_paths:
+    for path in [*run_paths, scan_path]:
         if not load_result(path).metrics["results_agree"]:
             raise SystemExit(f"{path}: the ladder steps returned different tuples")
     paper = common.load_paper(paper_path)
     tables = {"runs": runs.drop(columns=["source"]).assign(repeat_file=[Path(p).parent.name for p in runs["source"]]),
-              "ladder": ladder_table(runs, paper), "users": users_table(runs), "traffic": traffic_table(runs)}
+              "ladder": ladder_table(runs, paper), "users": users_table(runs), "traffic": traffic_table(runs),
+              "scan": traffic_table(load_runs([scan_path]))}
     for name, table in tables.items():
         table.to_csv(out[name], index=False, float_format="%.6g")
     return tables
@@ -78,15 +84,15 @@ def main(paper_path, out: dict[str, str], run_paths) -> dict[str, pd.DataFrame]:
 if "snakemake" in globals():
     o = snakemake.output  # noqa: F821
     common.run_logged(snakemake.log[0], main, snakemake.input.paper,  # noqa: F821
-                      {name: getattr(o, name) for name in ("runs", "ladder", "users", "traffic")},
-                      list(snakemake.input.runs))  # noqa: F821
+                      {name: getattr(o, name) for name in TABLES},
+                      list(snakemake.input.runs), snakemake.input.scan)  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paper", help="workflows/data/openedge_paper.yaml")
-    parser.add_argument("out_dir", help="directory for runs.csv, ladder.csv, users.csv, traffic.csv")
-    parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.openedge` (JSON)")
+    parser.add_argument("out_dir", help="directory for " + ", ".join(f"{n}.csv" for n in TABLES))
+    parser.add_argument("scan", help="the scan workload's record (`python -m dbrepro.openedge --workload scan`)")
+    parser.add_argument("runs", nargs="+", help="raw-run records of the ladder (`python -m dbrepro.openedge`, JSON)")
     args = parser.parse_args()
     Path(args.out_dir).mkdir(parents=True, exist_ok=True)
-    found = main(args.paper, {n: str(Path(args.out_dir) / f"{n}.csv") for n in ("runs", "ladder", "users", "traffic")},
-                 args.runs)
+    found = main(args.paper, {n: str(Path(args.out_dir) / f"{n}.csv") for n in TABLES}, args.runs, args.scan)
     print(found["ladder"].to_string(index=False))
