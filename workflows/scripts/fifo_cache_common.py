@@ -2,16 +2,11 @@
 numbers (read from workflows/data/fifo_cache_paper.yaml, their one source)
 and the summary of the runs."""
 
-from typing import Any
 
-import yaml
-from script_common import run_logged  # noqa: F401 (scripts call common.run_logged)
+from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
 
 ARTICLE_FRACTION = 0.1
 LOCK_FREE_POLICY = "soqol"
 LOCKED_POLICY = "lru"
 
 
-def load_paper(path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as file:
-        return yaml.safe_load(file)

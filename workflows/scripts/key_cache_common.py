@@ -8,17 +8,12 @@ one place they are written down); nothing here repeats them.
 from typing import Any
 
 import pandas as pd
-from script_common import run_logged  # noqa: F401 (scripts call common.run_logged)
-import yaml
+from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
 
 OFF = 0
 ARTICLE_SEGMENTS = (32, 64)
 MACHINES = ("pitbull", "perro")
 
-
-def load_paper(path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as file:
-        return yaml.safe_load(file)
 
 
 def paper_relative(paper: dict[str, Any]) -> pd.DataFrame:

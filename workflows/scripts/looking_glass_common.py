@@ -9,8 +9,7 @@ import math
 from typing import Any
 
 import pandas as pd
-from script_common import run_logged  # noqa: F401 (scripts call common.run_logged)
-import yaml
+from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
 
 TXN_TYPES = ("new_order", "payment")
 # Figure 8's groups, in the paper's order; "remaining" is what is left after
@@ -29,10 +28,6 @@ FIRST_STEP = 0
 STRIPPED_STEP = 10  # all removals done: what is left is "remaining"
 OPTIMAL_STEP = 11
 
-
-def load_paper(path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as file:
-        return yaml.safe_load(file)
 
 
 def ladder_frame(instructions: pd.DataFrame) -> pd.DataFrame:

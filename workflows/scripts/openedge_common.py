@@ -6,15 +6,10 @@ one place they are written down); nothing here repeats them.
 """
 from typing import Any
 
-from script_common import run_logged  # noqa: F401 (scripts call common.run_logged)
-import yaml
+from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
 
 STEPS = ("baseline", "bht", "mtdbs", "ssj")
 
-
-def load_paper(path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as file:
-        return yaml.safe_load(file)
 
 
 def paper_step_change(paper: dict[str, Any], name: str) -> float | None:

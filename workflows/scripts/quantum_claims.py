@@ -21,11 +21,10 @@ Run by Snakemake (rule quantum_claims), or by hand:
     python workflows/scripts/quantum_claims.py runs.csv paper.yaml claims.csv claims.md [RUN.json ...]
 """
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
+from script_common import load_paper
 
 import claims_common as cc
 from claims_common import ClaimResult
@@ -235,7 +234,7 @@ def per_repeat_runs(record_paths) -> pd.DataFrame | None:
 
 def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_path=None) -> pd.DataFrame:
     runs = pd.read_csv(runs_path, dtype={"quantum_ms": str})
-    paper = yaml.safe_load(Path(paper_path).read_text())
+    paper = load_paper(paper_path)
     criteria = cc.load_criteria(criteria_path or "quantum")
     per_repeat = per_repeat_runs(list(record_paths))
     found = []

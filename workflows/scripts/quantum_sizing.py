@@ -16,9 +16,8 @@ Run by Snakemake (rule quantum_sizing), or by hand:
     python workflows/scripts/quantum_sizing.py paper.yaml sizing.json LONGEST_Q_MS TABLE_MB cpu memory
 """
 import sys
-from pathlib import Path
 
-import yaml
+from script_common import load_paper
 
 
 def article_session_seconds(paper: dict, workload: str) -> float:
@@ -45,7 +44,7 @@ def session_seconds(paper: dict, workload: str, longest_quantum_ms: float) -> fl
 def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads) -> None:
     from dbrepro import quantum, records
 
-    paper = yaml.safe_load(Path(paper_path).read_text())
+    paper = load_paper(paper_path)
     seconds = {w: session_seconds(paper, w, float(longest_quantum_ms)) for w in workloads}
     sizing = quantum.size_sessions(seconds, table_mb=float(table_mb))
     for workload, record in sizing.items():

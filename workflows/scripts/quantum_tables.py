@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import yaml
+from script_common import load_paper
 from quantum_prediction import round_robin
 
 from dbrepro.records import load_result
@@ -172,7 +172,7 @@ def workload2_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
 
 
 def main(run_paths, paper_path, outputs) -> None:
-    paper = yaml.safe_load(Path(paper_path).read_text())
+    paper = load_paper(paper_path)
     runs = runs_table(run_paths)
     tables = {"runs": runs, "workload1": workload1_table(runs, paper), "workload2": workload2_table(runs, paper)}
     for name, table in tables.items():

@@ -1,9 +1,12 @@
-"""Shared by every study's workflow scripts: logging a script's errors.
-(Claims: workflows/scripts/claims_common.py.)"""
+"""Shared by every study's workflow scripts: logging a script's errors, reading
+the original study's numbers. (Claims: workflows/scripts/claims_common.py.)"""
 from __future__ import annotations
 
 import sys
 import traceback
+from typing import Any
+
+import yaml
 
 
 def run_logged(log_path, main, *args):
@@ -18,3 +21,10 @@ def run_logged(log_path, main, *args):
             raise
         finally:
             sys.stderr = sys.__stderr__
+
+
+def load_paper(path) -> dict[str, Any]:
+    """The original study's numbers: workflows/data/<study>_paper.yaml, the one
+    place they are written down."""
+    with open(path, encoding="utf-8") as file:
+        return yaml.safe_load(file)
