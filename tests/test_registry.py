@@ -3,6 +3,7 @@ settings: Python, the CLI, the schema and the stub read or match them."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,28 @@ def test_engine_checks_each_setting_by_name(settings, message):
         return
     with pytest.raises(ValueError, match=message):
         _engine.run_tpcc(**settings)
+
+
+# ---------------------------------------------------------------------------
+# Layers: the driver (runs, stacks, registries) sits on top; nothing under it
+# includes it, so the workload and the storage layers build and test alone.
+
+def engine_includes(repo, subsystem: str) -> set[str]:
+    """The engine subsystems that engine/src/<subsystem>/ includes."""
+    found = set()
+    for path in (repo / "engine" / "src" / subsystem).glob("*.[ch]pp"):
+        found |= set(re.findall(r'#include "([a-z_]+)/', path.read_text(encoding="utf-8")))
+    return found - {subsystem}
+
+
+def test_nothing_below_the_driver_includes_it(repo):
+    subsystems = [p.name for p in (repo / "engine" / "src").iterdir() if p.is_dir() and p.name != "driver"]
+    assert "tpcc" in subsystems and "buffer" in subsystems
+    offenders = {name: sorted(engine_includes(repo, name) & {"driver"}) for name in subsystems}
+    assert not any(offenders.values()), offenders
+
+
+def test_the_tpcc_workload_needs_only_the_btree_and_common(repo):
+    # Transactions are written once against a storage adapter (a template
+    # parameter): the workload names no stack, cache or driver.
+    assert engine_includes(repo, "tpcc") <= {"btree", "common"}

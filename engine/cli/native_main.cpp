@@ -1,11 +1,9 @@
 // dbrepro-native: the engine without Python, for valgrind and perf.
 // Prints the same JSON result the Python bindings parse.
 //
-//   dbrepro-native tpcc [--warehouses N] [--transactions N] [--seconds S]
-//                       [--variant paper|spec] [--mix new_order=0.5,payment=0.5]
-//                       [--seed N] [--stack bare|step0..step10|optimal] [--page-size BYTES]
-//                       [--key-compare auto|generic|integer] [--meter none|perf] [--log-dir DIR]
-//                       [--no-consistency]
+//   dbrepro-native tpcc [--FIELD VALUE]...    one option per field of the run's
+//                       settings (driver/run_config_fields.hpp): --page-size sets
+//                       page_size; [--no-consistency]
 //   dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]
 //                       [--seconds S] [--transactions N] [--seed N] [--run-id N] [--acks FILE]
 //                       [--checkpoint-every S] [--mix ...]
@@ -18,6 +16,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
@@ -28,24 +27,31 @@
 #include "driver/durable_run.hpp"
 #include "driver/result_json.hpp"
 #include "driver/run.hpp"
+#include "driver/run_config_fields.hpp"
 #include "recovery/file_io.hpp"
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: dbrepro-native tpcc [--warehouses N] [--transactions N] [--seconds S]\n"
-    "                           [--variant paper|spec] [--mix TYPE=WEIGHT,...] [--seed N]\n"
-    "                           [--stack bare|step0..step10|optimal] [--page-size BYTES]\n"
-    "                           [--key-compare auto|generic|integer] [--meter none|perf]\n"
-    "                           [--log-dir DIR] [--no-consistency]\n"
-    "       dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]\n"
-    "                                  [--seconds S] [--transactions N] [--seed N] [--run-id N]\n"
-    "                                  [--acks FILE] [--checkpoint-every S] [--mix TYPE=WEIGHT,...]\n"
-    "       dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...\n"
-    "       dbrepro-native build-info\n"
-    "Runs TPC-C on the engine and prints the result as JSON on stdout.\n"
-    "exit status: 0 ok; 1 a failed check or run (e.g. a checkpoint's I/O error); 2 bad arguments;\n"
-    "3 a database directory refused (damaged or missing files, a broken log chain, in use).\n";
+// The tpcc command's options are the run's settings (driver/run_config_fields.hpp),
+// one per field, so the usage lists them from the same table.
+std::string usage() {
+  std::string text = "usage: dbrepro-native tpcc [OPTION VALUE]... [--no-consistency]\n";
+  for (const auto& field : dbrepro::tpcc::run_fields()) {
+    std::string option = std::string("--") + field.name;
+    std::replace(option.begin(), option.end(), '_', '-');
+    option += std::string(" ") + dbrepro::tpcc::field_type_name(field.type);
+    text += "         " + option + std::string(option.size() < 26 ? 26 - option.size() : 1, ' ') + field.help + "\n";
+  }
+  return text +
+         "       dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]\n"
+         "                                  [--seconds S] [--transactions N] [--seed N] [--run-id N]\n"
+         "                                  [--acks FILE] [--checkpoint-every S] [--mix TYPE=WEIGHT,...]\n"
+         "       dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...\n"
+         "       dbrepro-native build-info\n"
+         "Runs TPC-C on the engine and prints the result as JSON on stdout.\n"
+         "exit status: 0 ok; 1 a failed check or run (e.g. a checkpoint's I/O error); 2 bad arguments;\n"
+         "3 a database directory refused (damaged or missing files, a broken log chain, in use).\n";
+}
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -61,10 +67,6 @@ unsigned long long parse_uint(const std::string& option, const std::string& text
   if (errno == ERANGE || v > max)
     throw UsageError(option + ": " + text + " is out of range (at most " + std::to_string(max) + ")");
   return v;
-}
-
-dbrepro::u32 parse_u32(const std::string& option, const std::string& text) {
-  return static_cast<dbrepro::u32>(parse_uint(option, text, std::numeric_limits<dbrepro::u32>::max()));
 }
 
 // A finite number: "nan", "inf" and values beyond a double are refused.
@@ -85,17 +87,57 @@ void check_option(const std::string& option, std::initializer_list<const char*> 
   if (i + 1 >= argc) throw UsageError(option + ": missing value");
 }
 
-void parse_mix(const std::string& text, dbrepro::tpcc::RunConfig& config) {
-  config.mix.fill(0.0);
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos) throw UsageError("--mix: expected TYPE=WEIGHT, got '" + item + "'");
-    const auto type = dbrepro::tpcc::parse_txn_type(item.substr(0, eq));
-    config.mix[static_cast<int>(type)] = parse_double("--mix", item.substr(eq + 1));
-    start = end + 1;
+// The field an option names ("--page-size" -> page_size), or null.
+const dbrepro::tpcc::RunField* field_of_option(const std::string& option) {
+  if (option.rfind("--", 0) != 0) return nullptr;
+  std::string name = option.substr(2);
+  std::replace(name.begin(), name.end(), '-', '_');
+  for (const auto& field : dbrepro::tpcc::run_fields())
+    if (name == field.name) return &field;
+  return nullptr;
+}
+
+// A command-line value read as the field's type.
+dbrepro::tpcc::FieldValue field_value(const dbrepro::tpcc::RunField& field, const std::string& option,
+                                      const std::string& text) {
+  using dbrepro::tpcc::FieldType;
+  switch (field.type) {
+    case FieldType::kBool:
+      if (text == "true" || text == "1" || text == "yes") return true;
+      if (text == "false" || text == "0" || text == "no") return false;
+      throw UsageError(option + ": expected true or false, got '" + text + "'");
+    case FieldType::kUnsigned:
+      return dbrepro::tpcc::FieldInteger{parse_uint(option, text), false};
+    case FieldType::kFloat:
+      return parse_double(option, text);
+    case FieldType::kText:
+      return text;
+    case FieldType::kMix: {
+      std::map<std::string, double> mix;
+      size_t start = 0;
+      while (start <= text.size()) {
+        const size_t end = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, end - start);
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos) throw UsageError(option + ": expected TYPE=WEIGHT, got '" + item + "'");
+        mix[item.substr(0, eq)] = parse_double(option, item.substr(eq + 1));
+        start = end + 1;
+      }
+      return mix;
+    }
+  }
+  throw UsageError(option + ": unsupported setting type");
+}
+
+// Sets the field through the table; its range errors name the option.
+void set_field(dbrepro::tpcc::RunConfig& config, const dbrepro::tpcc::RunField& field, const std::string& option,
+               const std::string& text) {
+  try {
+    field.set(config, field_value(field, option, text));
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    const std::string own = std::string(field.name) + ":";
+    throw UsageError(what.rfind(own, 0) == 0 ? option + what.substr(own.size() - 1) : option + ": " + what);
   }
 }
 
@@ -108,27 +150,13 @@ dbrepro::tpcc::RunConfig parse_tpcc(int argc, char** argv) {
       continue;
     }
     if (option == "-h" || option == "--help") {
-      std::cout << kUsage;
+      std::cout << usage();
       std::exit(0);
     }
-    check_option(option,
-                 {"--warehouses", "--transactions", "--seconds", "--variant", "--mix", "--seed", "--page-size",
-                  "--key-compare", "--stack", "--meter", "--log-dir", "--terminals"},
-                 i, argc);
-    const std::string value = argv[++i];
-    if (option == "--warehouses") config.warehouses = parse_u32(option, value);
-    else if (option == "--transactions") config.transactions = parse_uint(option, value);
-    else if (option == "--seconds") config.seconds = parse_double(option, value);
-    else if (option == "--variant") config.variant = dbrepro::tpcc::parse_variant(value);
-    else if (option == "--mix") parse_mix(value, config);
-    else if (option == "--seed") config.seed = parse_uint(option, value);
-    else if (option == "--page-size") config.page_size = parse_u32(option, value);
-    else if (option == "--key-compare") config.key_compare = value;
-    else if (option == "--stack") config.stack = value;
-    else if (option == "--meter") config.meter = value;
-    else if (option == "--log-dir") config.log_dir = value;
-    else if (option == "--terminals") config.terminals = parse_u32(option, value);
-    else throw UsageError("unknown option '" + option + "'");
+    const auto* field = field_of_option(option);
+    if (field == nullptr) throw UsageError("unknown option '" + option + "'");
+    if (i + 1 >= argc) throw UsageError(option + ": missing value");
+    set_field(config, *field, option, argv[++i]);
   }
   return config;
 }
@@ -148,7 +176,7 @@ DurableArgs parse_durable(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string option = argv[i];
     if (option == "-h" || option == "--help") {
-      std::cout << kUsage;
+      std::cout << usage();
       std::exit(0);
     }
     check_option(option,
@@ -157,19 +185,12 @@ DurableArgs parse_durable(int argc, char** argv) {
                  i, argc);
     const std::string value = argv[++i];
     if (option == "--dir") c.dir = value;
-    else if (option == "--stack") c.run.stack = value;
-    else if (option == "--warehouses") c.run.warehouses = parse_u32(option, value);
-    else if (option == "--terminals") c.run.terminals = parse_u32(option, value);
-    else if (option == "--seconds") c.run.seconds = parse_double(option, value);
-    else if (option == "--transactions") c.run.transactions = parse_uint(option, value);
-    else if (option == "--seed") c.run.seed = parse_uint(option, value);
     else if (option == "--run-id") c.run_id = parse_uint(option, value);
     else if (option == "--acks") {
       c.acks_path = value;
       args.acks.push_back(value);
     } else if (option == "--checkpoint-every") c.checkpoint_every = parse_double(option, value);
-    else if (option == "--mix") parse_mix(value, c.run);
-    else throw UsageError("unknown option '" + option + "'");
+    else set_field(c.run, *field_of_option(option), option, value);  // a run setting check_option allowed
   }
   if (c.dir.empty()) throw UsageError("--dir: required");
   return args;
@@ -182,7 +203,7 @@ int main(int argc, char** argv) {
     if (argc < 2) throw UsageError("missing command (allowed: tpcc, durable-run, recover, build-info)");
     const std::string command = argv[1];
     if (command == "-h" || command == "--help") {
-      std::cout << kUsage;
+      std::cout << usage();
       return 0;
     }
     if (command == "build-info") {

@@ -25,7 +25,7 @@
 
 #include "btree/btree.hpp"
 #include "btree/key.hpp"
-#include "fuzz/btree_invariants.hpp"
+#include "btree/invariants.hpp"
 #include "storage/page_store.hpp"
 
 namespace dbrepro::fuzz {

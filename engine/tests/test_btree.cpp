@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "btree/btree.hpp"
+#include "btree/invariants.hpp"
 #include "btree/bulk_load.hpp"
 #include "btree/key.hpp"
 #include "btree/node.hpp"
@@ -24,84 +25,16 @@ namespace {
 using Model = std::map<u64, u64>;
 
 // ---------------------------------------------------------------------------
-// Structural checker. Test keys are always produced by KeyLayout::pack, so
-// their u64 order is the tuple order (checked in test_key.cpp) and the checker
-// can compare them as plain integers.
-
-struct TreeShape {
-  std::vector<PageId> leaves;  // in key order
-  u64 entries = 0;
-  u64 empty_leaves = 0;
-  u64 inner_nodes = 0;
-};
-
-template <class Pages>
-::testing::AssertionResult walk(Pages& pages, u32 cap, PageId pid, int depth, int height, std::optional<u64> lo,
-                                std::optional<u64> hi, std::set<PageId>& seen, TreeShape& shape) {
-  if (pid >= pages.page_count()) return ::testing::AssertionFailure() << "child page " << pid << " out of range";
-  if (!seen.insert(pid).second) return ::testing::AssertionFailure() << "page " << pid << " reached twice";
-  std::byte* page = pages.fix(pid, LatchMode::kShared);
-  Node n(page, cap);
-  const u32 count = n.count();
-  // Levels count up from the leaves (0); latch coupling relies on them.
-  const int level = n.header().level;
-  if (level != height - depth) {
-    pages.unfix(pid, page, LatchMode::kShared);
-    return ::testing::AssertionFailure() << "page " << pid << " at depth " << depth << " of " << height << " has level "
-                                         << level << ", expected " << height - depth;
-  }
-  if (count > cap) return ::testing::AssertionFailure() << "page " << pid << " count " << count << " > capacity";
-  for (u32 i = 0; i < count; ++i) {
-    const u64 k = n.keys()[i];
-    if (i > 0 && !(n.keys()[i - 1] < k))
-      return ::testing::AssertionFailure() << "page " << pid << " keys not strictly ascending at " << i;
-    if (lo && k < *lo) return ::testing::AssertionFailure() << "page " << pid << " key " << k << " below bound " << *lo;
-    if (hi && k >= *hi)
-      return ::testing::AssertionFailure() << "page " << pid << " key " << k << " not below bound " << *hi;
-  }
-  if (n.is_leaf()) {
-    if (depth != height)
-      return ::testing::AssertionFailure() << "leaf " << pid << " at depth " << depth << ", height " << height;
-    shape.leaves.push_back(pid);
-    shape.entries += count;
-    if (count == 0) ++shape.empty_leaves;
-    pages.unfix(pid, page, LatchMode::kShared);
-    return ::testing::AssertionSuccess();
-  }
-  if (depth >= height)
-    return ::testing::AssertionFailure() << "inner node " << pid << " at depth " << depth << ", height " << height;
-  if (count == 0) return ::testing::AssertionFailure() << "inner node " << pid << " without keys";
-  ++shape.inner_nodes;
-  std::vector<u64> keys(n.keys(), n.keys() + count);
-  std::vector<u64> children(n.values(), n.values() + count + 1);
-  pages.unfix(pid, page, LatchMode::kShared);
-  for (u32 i = 0; i <= count; ++i) {
-    const std::optional<u64> clo = i == 0 ? lo : std::optional<u64>(keys[i - 1]);
-    const std::optional<u64> chi = i == count ? hi : std::optional<u64>(keys[i]);
-    auto r = walk(pages, cap, static_cast<PageId>(children[i]), depth + 1, height, clo, chi, seen, shape);
-    if (!r) return r;
-  }
-  return ::testing::AssertionSuccess();
-}
+// Structural checker: the engine's one (btree/invariants.hpp, also the fuzz
+// target's). Test keys are always produced by KeyLayout::pack, so their u64
+// order is the tuple order (checked in test_key.cpp).
 
 template <class Tree, class Pages>
-::testing::AssertionResult check_structure(const Tree& tree, Pages& pages, TreeShape* out = nullptr) {
-  TreeShape shape;
-  std::set<PageId> seen;
-  auto r = walk(pages, tree.node_capacity(), tree.root(), 1, tree.height(), std::nullopt, std::nullopt, seen, shape);
-  if (!r) return r;
-  if (shape.entries != tree.size())
-    return ::testing::AssertionFailure() << "leaves hold " << shape.entries << " entries, size() " << tree.size();
-  for (size_t i = 0; i < shape.leaves.size(); ++i) {
-    std::byte* page = pages.fix(shape.leaves[i], LatchMode::kShared);
-    Node n(page, tree.node_capacity());
-    const PageId expect = i + 1 < shape.leaves.size() ? shape.leaves[i + 1] : kInvalidPage;
-    const PageId next = n.header().next;
-    pages.unfix(shape.leaves[i], page, LatchMode::kShared);
-    if (next != expect)
-      return ::testing::AssertionFailure() << "leaf " << shape.leaves[i] << " next " << next << ", expected " << expect;
-  }
-  if (out) *out = shape;
+::testing::AssertionResult check_structure(Tree& tree, Pages& pages, TreeShape* out = nullptr) {
+  BTreeInvariants<Tree, Pages> invariants(tree, pages);
+  const std::string error = invariants.check();
+  if (!error.empty()) return ::testing::AssertionFailure() << error;
+  if (out) *out = invariants.shape();
   return ::testing::AssertionSuccess();
 }
 

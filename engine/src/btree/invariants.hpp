@@ -3,7 +3,9 @@
 // strictly ascending inside a node and within their parent's separator bounds,
 // levels counting down to 0 at uniform leaf depth, inner nodes never empty,
 // the leaf chain visiting every leaf in key order, and size() matching the
-// leaves. Returns the first violation, or an empty string.
+// leaves. The one checker: the GoogleTests (engine/tests/test_btree.cpp) and
+// the fuzz target (engine/fuzz/fuzz_btree.cpp) both call it. Keys are compared
+// as u64, the order of keys made by KeyLayout::pack.
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -14,25 +16,37 @@
 #include "common/types.hpp"
 #include "latch/latch.hpp"
 
-namespace dbrepro::fuzz {
+namespace dbrepro {
+
+// What the walk saw, for tests that look at the tree's shape.
+struct TreeShape {
+  std::vector<PageId> leaves;  // in key order
+  u64 entries = 0;
+  u64 empty_leaves = 0;
+  u64 inner_nodes = 0;
+};
 
 template <class Tree, class Pages>
 class BTreeInvariants {
  public:
   BTreeInvariants(Tree& tree, Pages& pages) : tree_(tree), pages_(pages) {}
 
+  // The first violation, or an empty string.
   std::string check() {
     std::string error = walk(tree_.root(), tree_.height() - 1, std::nullopt, std::nullopt);
     if (!error.empty()) return error;
-    if (entries_ != tree_.size())
-      return "leaves hold " + std::to_string(entries_) + " entries, size() says " + std::to_string(tree_.size());
-    for (size_t i = 0; i < leaves_.size(); ++i) {
-      const PageId expect = i + 1 < leaves_.size() ? leaves_[i + 1] : kInvalidPage;
-      const PageId next = read_node(leaves_[i]).next;
-      if (next != expect) return "leaf " + std::to_string(leaves_[i]) + " links to " + std::to_string(next);
+    if (shape_.entries != tree_.size())
+      return "leaves hold " + std::to_string(shape_.entries) + " entries, size() says " + std::to_string(tree_.size());
+    const auto& leaves = shape_.leaves;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const PageId expect = i + 1 < leaves.size() ? leaves[i + 1] : kInvalidPage;
+      const PageId next = read_node(leaves[i]).next;
+      if (next != expect) return "leaf " + std::to_string(leaves[i]) + " links to " + std::to_string(next);
     }
     return {};
   }
+
+  const TreeShape& shape() const { return shape_; }
 
  private:
   struct Copy {  // a node's contents, read under a shared fix
@@ -66,11 +80,13 @@ class BTreeInvariants {
       if ((lo && k < *lo) || (hi && k >= *hi)) return at + "key outside its parent's bounds";
     }
     if (level == 0) {
-      leaves_.push_back(pid);
-      entries_ += node.keys.size();
+      shape_.leaves.push_back(pid);
+      shape_.entries += node.keys.size();
+      if (node.keys.empty()) ++shape_.empty_leaves;
       return {};
     }
     if (node.keys.empty()) return at + "inner node without keys";
+    ++shape_.inner_nodes;
     for (size_t i = 0; i <= node.keys.size(); ++i) {
       const std::optional<u64> child_lo = i == 0 ? lo : std::optional<u64>(node.keys[i - 1]);
       const std::optional<u64> child_hi = i == node.keys.size() ? hi : std::optional<u64>(node.keys[i]);
@@ -83,8 +99,7 @@ class BTreeInvariants {
   Tree& tree_;
   Pages& pages_;
   std::set<PageId> seen_;
-  std::vector<PageId> leaves_;
-  u64 entries_ = 0;
+  TreeShape shape_;
 };
 
-}  // namespace dbrepro::fuzz
+}  // namespace dbrepro

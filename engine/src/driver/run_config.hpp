@@ -5,17 +5,9 @@
 #include <string>
 
 #include "common/types.hpp"
+#include "tpcc/txn_types.hpp"
 
 namespace dbrepro::tpcc {
-
-enum class TxnType : int { kNewOrder = 0, kPayment = 1, kOrderStatus = 2, kDelivery = 3, kStockLevel = 4 };
-inline constexpr int kTxnTypeCount = 5;
-inline constexpr std::array<const char*, kTxnTypeCount> kTxnTypeNames = {
-    "new_order", "payment", "order_status", "delivery", "stock_level"};
-
-// paper: the simplified New Order / Payment of "OLTP through the looking glass".
-// spec:  the TPC-C specification's input generation (clause 2.4.1 and 2.5.1).
-enum class Variant : int { kPaper = 0, kSpec = 1 };
 
 // stack: which engine runs the transactions, a name from driver/stack_registry.hpp
 //   (bare; step0..step10, E1's removal ladder; optimal, E1's kernel; disk, E5's).

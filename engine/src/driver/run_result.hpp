@@ -9,6 +9,7 @@
 #include "buffer/disk_pool_stats.hpp"
 #include "driver/run_config.hpp"
 #include "measure/phase.hpp"
+#include "tpcc/consistency_check.hpp"
 
 namespace dbrepro::tpcc {
 
@@ -35,17 +36,6 @@ struct CounterInfo {
   i64 read_cost_instructions = 0;
   i64 read_cost_cycles = 0;
 };
-
-struct ConsistencyCheck {
-  int condition = 0;       // TPC-C clause 3.3.2.x
-  std::string description;
-  bool passed = false;
-  std::string detail;      // first violation, if any
-};
-
-// The conditions check_consistency reports, in its order: every one that
-// needs no scan of HISTORY (a heap without a key).
-inline constexpr std::array<int, 8> kCheckedConditions = {1, 2, 3, 4, 5, 6, 7, 12};
 
 struct RunResult {
   RunConfig config;          // resolved: no "auto" left

@@ -157,7 +157,7 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
     u64 meter_reads = 0;
     Clock::time_point t0;
     const bool committed =
-        run_transaction(db, type, run_rng, config, home_w, run_constants, [&](auto&& transaction) {
+        run_transaction(db, type, run_rng, config.variant, config.warehouses, home_w, run_constants, [&](auto&& transaction) {
           if (counters) before = counters->read();
           meter_reads = reads_of(engine);
           t0 = Clock::now();

@@ -78,7 +78,7 @@ std::array<TxnStats, kTxnTypeCount> run_terminals(E& engine, const RunConfig& co
         u64 stamp = 0;
         const auto t0 = std::chrono::steady_clock::now();
         const bool committed =
-            run_transaction(db, type, rng, config, home_w, constants, [&](auto&& transaction) {
+            run_transaction(db, type, rng, config.variant, config.warehouses, home_w, constants, [&](auto&& transaction) {
               for (u32 attempt = 1;; ++attempt) {
                 stamp = db.clock;
                 try {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "driver/run_result.hpp"
+#include "tpcc/consistency_check.hpp"
 #include "tpcc/database.hpp"
 
 namespace dbrepro::tpcc {

@@ -5,7 +5,7 @@
 #include <array>
 
 #include "common/random.hpp"
-#include "driver/run_config.hpp"
+#include "tpcc/txn_types.hpp"
 #include "tpcc/generators.hpp"
 #include "tpcc/schema.hpp"
 

@@ -5,12 +5,12 @@
 #include <array>
 
 #include "common/random.hpp"
-#include "driver/run_config.hpp"
 #include "tpcc/delivery.hpp"
 #include "tpcc/inputs.hpp"
 #include "tpcc/order_status.hpp"
 #include "tpcc/stock_level.hpp"
 #include "tpcc/transactions.hpp"
+#include "tpcc/txn_types.hpp"
 
 namespace dbrepro::tpcc {
 
@@ -71,15 +71,15 @@ template <class Engine>
 // it inside measure(run) (measure brackets exactly the transaction, e.g. with
 // counter reads). Returns whether it committed.
 template <class Engine, class Measure>
-bool run_transaction(Database<Engine>& db, TxnType type, Random& rng, const RunConfig& config, u32 home_w,
+bool run_transaction(Database<Engine>& db, TxnType type, Random& rng, Variant variant, u32 warehouses, u32 home_w,
                      const NURandConstants& constants, Measure&& measure) {
   switch (type) {
     case TxnType::kNewOrder: {
-      const auto in = make_new_order_input(rng, config.variant, config.warehouses, home_w, constants);
+      const auto in = make_new_order_input(rng, variant, warehouses, home_w, constants);
       return measure([&] { return execute_new_order(db, in); });
     }
     case TxnType::kPayment: {
-      const auto in = make_payment_input(rng, config.variant, config.warehouses, home_w, constants);
+      const auto in = make_payment_input(rng, variant, warehouses, home_w, constants);
       return measure([&] { return execute_payment(db, in); });
     }
     case TxnType::kOrderStatus: {
