@@ -13,7 +13,7 @@ from dbrepro.tpcc import ConfigError
 from workflow_helpers import check_claims_table, job_count, profile, snakemake
 
 PROFILES = ("smoke", "quick", "full")
-TABLES = ("runs", "ladder", "users", "traffic", "scan", "claims")
+TABLES = ("runs", "ladder", "users", "traffic", "scan", "latency", "claims")
 FIGURES = ("ladder", "user_stddev", "traffic")
 
 
@@ -136,6 +136,7 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "openedge_figure") == len(FIGURES)
     assert job_count(output, "openedge_tables") == 1 and job_count(output, "openedge_claims") == 1
     assert job_count(output, "openedge_scan_run") == 1
+    assert job_count(output, "openedge_latency_run") == (repeats if config["openedge"]["latency_us"] else 0)
 
 
 def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
@@ -148,6 +149,17 @@ def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
         rep = int(re.search(r"rep(\d+)/ladder\.json", block.split("output:")[1]).group(1))
         inputs = re.findall(r"results/raw/openedge/rep(\d+)/ladder\.json", block.split("output:")[0])
         assert inputs == ([str(rep - 1)] if rep > 1 else []), block
+        after = re.findall(r"results/raw/openedge/rep(\d+)/latency\.json", block.split("output:")[0])
+        assert after == ([str(rep - 1)] if rep > 1 else []), block
+    # The latency runs alternate with the ladder's: ladder r, latency r, ladder r + 1.
+    latency_blocks = re.findall(r"rule openedge_latency_run:\n((?:    .*\n)+)", done.stdout + done.stderr)
+    assert len(latency_blocks) == len(blocks)
+    for block in latency_blocks:
+        assert "timed=1" in block, block
+        rep = int(re.search(r"rep(\d+)/latency\.json", block.split("output:")[1]).group(1))
+        inputs = block.split("output:")[0]
+        assert re.findall(r"rep(\d+)/ladder\.json", inputs) == [str(rep)], block
+        assert re.findall(r"rep(\d+)/latency\.json", inputs) == ([str(rep - 1)] if rep > 1 else []), block
 
 
 @pytest.mark.slow
@@ -162,10 +174,13 @@ def test_smoke_profile_end_to_end(python, repo, tmp_path):
     for name in FIGURES:
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
-    claims = check_claims_table(tables / "claims.csv", "openedge", claims=8)
+    claims = check_claims_table(tables / "claims.csv", "openedge", claims=9)
     # One repeat in smoke: every timed claim lacks the repeats it needs.
     timed = claims[claims["repeats"].notna()]
-    assert len(timed) == 5 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {1}
+    assert len(timed) == 6 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {1}
+    latency = pd.read_csv(tables / "latency.csv")
+    assert sorted(set(latency["message_delay_us"])) == [0, 200] and set(latency["name"]) == {"mtdbs", "ssj"}
+    assert (latency.loc[latency["message_delay_us"] == 200, "added_latency_seconds"] > 0).all()
     # The optimistic cursor is judged on the scan workload: a count, decided in smoke too.
     scan = pd.read_csv(tables / "scan.csv").set_index("name")
     assert list(scan.index) == ["baseline", "bht"]

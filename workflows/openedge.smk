@@ -6,7 +6,8 @@
 #
 #   runs      results/raw/openedge/rep{rep}/ladder.json (timed; every ladder step, 0 1 2 3)
 #             results/raw/openedge/scan.json (counts: baseline and bht on the scan workload)
-#   tables    results/tables/openedge/{runs,ladder,users,traffic,scan,claims}.csv, claims.md
+#             results/raw/openedge/rep{rep}/latency.json (timed; mtdbs and ssj with latency_us added)
+#   tables    results/tables/openedge/{runs,ladder,users,traffic,scan,latency,claims}.csv, claims.md
 #   figures   results/figures/openedge/{ladder,user_stddev,traffic}.{png,pdf}
 #
 # The article's numbers: workflows/data/openedge_paper.yaml (their one source).
@@ -14,13 +15,18 @@
 OE = config["openedge"]
 OE_STUDY = "openedge"
 OE_RUN = raw_path(OE_STUDY, "ladder")
+OE_REPEATS = list(range(1, (OE["repeats"] or config["repeats"]) + 1))
 # The optimistic cursor measured where it matters: an index scan whose cursor
 # stays in one index block for many records (counts, so one pass of two steps).
 OE_SCAN_RUN = f"results/raw/{OE_STUDY}/scan.json"
 OE_SCAN_STEPS = "0,1"
-OE_REPEATS = list(range(1, (OE["repeats"] or config["repeats"]) + 1))
+# SSJ against MTDBS again with latency added to every client request: the
+# article's "the gain grows with latency" (0 in the profile: no such runs).
+OE_LATENCY_RUN = raw_path(OE_STUDY, "latency")
+OE_LATENCY_STEPS = "2,3"
+OE_LATENCY_RUNS = expand(OE_LATENCY_RUN, rep=OE_REPEATS) if OE["latency_us"] > 0 else []
 OE_PAPER = repo_file("workflows", "data", "openedge_paper.yaml")
-OE_TABLES = ["runs", "ladder", "users", "traffic", "scan"]
+OE_TABLES = ["runs", "ladder", "users", "traffic", "scan", "latency"]
 OE_FIGURES = {"ladder": "ladder", "user_stddev": "users", "traffic": "traffic"}  # figure -> its table
 
 
@@ -58,6 +64,9 @@ rule openedge_run:
     interleaved, never overlap, and claim every core."""
     input:
         after_previous_repeat(OE_RUN, {}),
+        # and after the previous repeat's latency run: ladder, latency, ladder, ...
+        lambda wildcards: [ancient(OE_LATENCY_RUN.format(rep=int(wildcards.rep) - 1))]
+        if OE_LATENCY_RUNS and int(wildcards.rep) > 1 else [],
     output:
         record=OE_RUN,
     log:
@@ -91,12 +100,35 @@ rule openedge_scan_run:
         "--out {output.record:q} > {log:q} 2>&1"
 
 
+rule openedge_latency_run:
+    """MTDBS and SSJ with the profile's latency added to every client request,
+    repeat {rep} after the ladder's repeat {rep} (so the two alternate)."""
+    input:
+        after_previous_repeat(OE_LATENCY_RUN, {}),
+        ladder=lambda wildcards: ancient(OE_RUN.format(rep=wildcards.rep)),
+    output:
+        record=OE_LATENCY_RUN,
+    log:
+        log_path(OE_STUDY, "rep{rep}/latency"),
+    params:
+        options=oe_options(),
+        steps=OE_LATENCY_STEPS,
+        delay=OE["latency_us"],
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --message-delay-us {params.delay} "
+        "--repeats 1 --out {output.record:q} > {log:q} 2>&1"
+
+
 rule openedge_tables:
     """Every run, and per step over the repeats: time (median, min, max) and its
     change beside the article's, per-user spread, traffic on the wire."""
     input:
         runs=expand(OE_RUN, rep=OE_REPEATS),
         scan=OE_SCAN_RUN,
+        latency=OE_LATENCY_RUNS,
         paper=OE_PAPER,
     output:
         **{name: oe_table(name) for name in OE_TABLES},
@@ -113,6 +145,7 @@ rule openedge_claims:
         runs=oe_table("runs"),
         traffic=oe_table("traffic"),
         scan=oe_table("scan"),
+        latency=oe_table("latency"),
         paper=OE_PAPER,
         criteria=claims_criteria(OE_STUDY),
     output:

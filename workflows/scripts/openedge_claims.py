@@ -7,11 +7,12 @@ one row per step and repeat) are the bootstrap's samples. Traffic, lookups and
 records are counts. Writes claims.csv (claims_common.CLAIM_COLUMNS) and claims.md.
 
 Run by Snakemake (rule openedge_claims), or by hand:
-    python workflows/scripts/openedge_claims.py runs.csv traffic.csv scan.csv paper.yaml claims.csv claims.md
+    python workflows/scripts/openedge_claims.py runs.csv traffic.csv scan.csv latency.csv paper.yaml claims.csv claims.md
 """
 import argparse
 import math
 
+import numpy as np
 import pandas as pd
 
 import claims_common as cc
@@ -24,10 +25,11 @@ def pct(value) -> str:
 
 
 class Tables:
-    def __init__(self, runs, traffic, paper, scan=None):
+    def __init__(self, runs, traffic, paper, scan=None, latency=None):
         self.runs = runs.assign(user_cv=runs["user_stddev_seconds"] / runs["user_mean_seconds"])
         self.traffic = traffic.set_index("name")
         self.scan = None if scan is None else scan.set_index("name")
+        self.latency = latency
         self.paper = paper
 
     def has(self, *names) -> bool:
@@ -103,8 +105,42 @@ def qualifying_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
         "which with the OF relationships' fanout leaves a different share qualifying")
 
 
-def claims(runs, traffic, paper, criteria: cc.Criteria, scan=None) -> list[ClaimResult]:
-    t = Tables(runs, traffic, paper, scan)
+def latency_gain_growth(mtdbs_0, ssj_0, mtdbs_d, ssj_d, axis=-1):
+    """Percentage points by which SSJ's time reduction over MTDBS grows with the added latency."""
+    def reduction(mtdbs, ssj):
+        return 100.0 * (1.0 - np.median(ssj, axis=axis) / np.median(mtdbs, axis=axis))
+
+    return reduction(mtdbs_d, ssj_d) - reduction(mtdbs_0, ssj_0)
+
+
+def latency_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+    if t.latency is None or t.latency.empty:
+        return ClaimResult(c, "not run", cc.inconclusive("no latency runs (the profile's openedge.latency_us is 0)"))
+    delays = sorted(set(t.latency["message_delay_us"]))
+    if len(delays) != 2 or delays[0] != 0:
+        return ClaimResult(c, "not run", cc.inconclusive(f"expected runs without and with one added latency, "
+                                                         f"got delays {delays} us"))
+
+    def times(name, delay):
+        rows = t.latency[(t.latency["name"] == name) & (t.latency["message_delay_us"] == delay)]
+        return rows["wall_seconds"].astype(float).to_numpy()
+
+    delay = delays[1]
+    samples = [times("mtdbs", 0), times("ssj", 0), times("mtdbs", delay), times("ssj", delay)]
+    outcome = cc.evaluate_statistic(samples, latency_gain_growth, c.band, int(c.min_repeats))
+
+    def reduction(mtdbs, ssj):
+        return 100.0 * (1.0 - np.median(ssj) / np.median(mtdbs)) if len(mtdbs) and len(ssj) else math.nan
+
+    medians = ", ".join(f"{name} {np.median(x):.3f} s" if len(x) else f"{name} -"
+                        for name, x in zip(("mtdbs", "ssj", f"mtdbs+{delay}us", f"ssj+{delay}us"), samples))
+    return ClaimResult(c, f"SSJ's reduction {reduction(*samples[:2]):.1f}% without added latency, "
+                          f"{reduction(*samples[2:]):.1f}% with {delay} us per request: "
+                          f"{outcome.value:+.1f} points{cc.interval(outcome, 1, ' points')} ({medians})", outcome)
+
+
+def claims(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None) -> list[ClaimResult]:
+    t = Tables(runs, traffic, paper, scan, latency)
     k = criteria.claims
     first, last = common.STEPS[0], common.STEPS[-1]
     return [
@@ -116,23 +152,25 @@ def claims(runs, traffic, paper, criteria: cc.Criteria, scan=None) -> list[Claim
         traffic_claim(t, k["traffic_drops"]),
         optimistic_claim(t, k["optimistic_saves_lookups"]),
         qualifying_claim(t, k["quarter_qualifies"]),
+        latency_claim(t, k["ssj_gain_grows_with_latency"]),
     ]
 
 
-def main(runs_path, traffic_path, scan_path, paper_path, csv_path, md_path, criteria_path=None) -> pd.DataFrame:
+def main(runs_path, traffic_path, scan_path, latency_path, paper_path, csv_path, md_path,
+         criteria_path=None) -> pd.DataFrame:
     criteria = cc.load_criteria(criteria_path or "openedge")
     found = claims(pd.read_csv(runs_path), pd.read_csv(traffic_path), common.load_paper(paper_path), criteria,
-                   pd.read_csv(scan_path))
+                   pd.read_csv(scan_path), pd.read_csv(latency_path))
     return cc.write_claims(found, criteria, csv_path, md_path)
 
 
 if "snakemake" in globals():
     i = snakemake.input  # noqa: F821
-    common.run_logged(snakemake.log[0], main, i.runs, i.traffic, i.scan, i.paper,  # noqa: F821
+    common.run_logged(snakemake.log[0], main, i.runs, i.traffic, i.scan, i.latency, i.paper,  # noqa: F821
                       snakemake.output.csv, snakemake.output.md, i.criteria)  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name in ("runs", "traffic", "scan", "paper", "csv", "md"):
+    for name in ("runs", "traffic", "scan", "latency", "paper", "csv", "md"):
         parser.add_argument(name)
     a = parser.parse_args()
-    print(main(a.runs, a.traffic, a.scan, a.paper, a.csv, a.md).to_string(index=False))
+    print(main(a.runs, a.traffic, a.scan, a.latency, a.paper, a.csv, a.md).to_string(index=False))

@@ -12,9 +12,11 @@
                  waits, their time and the latches' naps
     scan.csv     the same columns as traffic.csv for the scan workload's run
                  (baseline and bht): where the optimistic cursor matters
+    latency.csv  mtdbs and ssj per repeat, without added latency (the ladder's
+                 runs) and with it (the latency runs): wall time, added latency
 
 Run by Snakemake (rule openedge_tables), or by hand:
-    python workflows/scripts/openedge_tables.py paper.yaml OUT_DIR SCAN.json RUN.json...
+    python workflows/scripts/openedge_tables.py paper.yaml OUT_DIR SCAN.json RUN.json... [--latency LATENCY.json...]
 """
 import argparse
 from pathlib import Path
@@ -26,7 +28,7 @@ from dbrepro import openedge  # noqa: F401 (registers the openedge table rows)
 from dbrepro.records import load_result, load_runs
 
 
-TABLES = ("runs", "ladder", "users", "traffic", "scan")
+TABLES = ("runs", "ladder", "users", "traffic", "scan", "latency")
 
 
 def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
@@ -67,15 +69,33 @@ def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def main(paper_path, out: dict[str, str], run_paths, scan_path) -> dict[str, pd.DataFrame]:
+LATENCY_STEPS = ("mtdbs", "ssj")
+
+
+def latency_table(runs: pd.DataFrame, latency_paths) -> pd.DataFrame:
+    """mtdbs and ssj, one row per run: the ladder's (no added latency) and the latency runs'."""
+    columns = ["step", "name", "repeat_file", "message_delay_us", "wall_seconds", "added_latency_seconds",
+               "cpu_seconds", "loadavg_1m_before"]
+    frames = [runs.assign(message_delay_us=0)]
+    for path in latency_paths:
+        frame = load_result(path).to_frame()
+        frames.append(frame.assign(message_delay_us=load_result(path).config["message_delay_us"],
+                                   repeat_file=Path(path).parent.name))
+    table = pd.concat(frames, ignore_index=True)
+    table = table[table["name"].isin(LATENCY_STEPS)]
+    return table[columns].sort_values(["message_delay_us", "repeat_file", "step"]).reset_index(drop=True)
+
+
+def main(paper_path, out: dict[str, str], run_paths, scan_path, latency_paths=()) -> dict[str, pd.DataFrame]:
     runs = load_runs(run_paths)
-    for path in [*run_paths, scan_path]:
+    for path in [*run_paths, scan_path, *latency_paths]:
         if not load_result(path).metrics["results_agree"]:
             raise SystemExit(f"{path}: the ladder steps returned different tuples")
     paper = common.load_paper(paper_path)
-    tables = {"runs": runs.drop(columns=["source"]).assign(repeat_file=[Path(p).parent.name for p in runs["source"]]),
+    runs = runs.drop(columns=["source"]).assign(repeat_file=[Path(p).parent.name for p in runs["source"]])
+    tables = {"runs": runs,
               "ladder": ladder_table(runs, paper), "users": users_table(runs), "traffic": traffic_table(runs),
-              "scan": traffic_table(load_runs([scan_path]))}
+              "scan": traffic_table(load_runs([scan_path])), "latency": latency_table(runs, latency_paths)}
     for name, table in tables.items():
         table.to_csv(out[name], index=False, float_format="%.6g")
     return tables
@@ -85,14 +105,16 @@ if "snakemake" in globals():
     o = snakemake.output  # noqa: F821
     common.run_logged(snakemake.log[0], main, snakemake.input.paper,  # noqa: F821
                       {name: getattr(o, name) for name in TABLES},
-                      list(snakemake.input.runs), snakemake.input.scan)  # noqa: F821
+                      list(snakemake.input.runs), snakemake.input.scan, list(snakemake.input.latency))  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paper", help="workflows/data/openedge_paper.yaml")
     parser.add_argument("out_dir", help="directory for " + ", ".join(f"{n}.csv" for n in TABLES))
     parser.add_argument("scan", help="the scan workload's record (`python -m dbrepro.openedge --workload scan`)")
     parser.add_argument("runs", nargs="+", help="raw-run records of the ladder (`python -m dbrepro.openedge`, JSON)")
+    parser.add_argument("--latency", nargs="*", default=[], help="the latency runs' records (--message-delay-us)")
     args = parser.parse_args()
     Path(args.out_dir).mkdir(parents=True, exist_ok=True)
-    found = main(args.paper, {n: str(Path(args.out_dir) / f"{n}.csv") for n in TABLES}, args.runs, args.scan)
+    found = main(args.paper, {n: str(Path(args.out_dir) / f"{n}.csv") for n in TABLES}, args.runs, args.scan,
+                 args.latency)
     print(found["ladder"].to_string(index=False))
