@@ -6,7 +6,9 @@ CORES ?= all
 VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
-CPP_BUILD := build/cpp
+PY_BUILD := build/py
+# Parallel test processes (ctest -j, pytest -n): one per core.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --configfile config/profiles/$(PROFILE).yaml --printshellcmds --rerun-incomplete
 
 .PHONY: help setup build repro dryrun test test-cpp test-python test-fast bench clean
@@ -50,17 +52,21 @@ dryrun: setup
 
 test: test-cpp test-python
 
-test-cpp: setup
-	$(BIN)/cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja \
-	  -DDBREPRO_BUILD_TESTS=ON -DDBREPRO_BUILD_PYTHON=OFF > /dev/null
-	$(BIN)/cmake --build $(CPP_BUILD)
-	cd $(CPP_BUILD) && $(abspath $(BIN))/ctest --output-on-failure -j 2
+# The GoogleTest suite is built in the extension's tree (build/py, the engine
+# compiled once for both; pip's build leaves the test binary out) and run by
+# ctest across the cores; pytest runs across the cores too (pytest-xdist).
+test-cpp: build
+	$(BIN)/cmake -S . -B $(PY_BUILD) -DDBREPRO_BUILD_TESTS=ON > /dev/null
+	$(BIN)/cmake --build $(PY_BUILD) --target engine_tests
+	$(BIN)/ctest --test-dir $(PY_BUILD) --output-on-failure -j $(TEST_JOBS)
+
+PYTEST := $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=10
 
 test-python: build
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 test-fast: build
-	$(PY) -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 bench: build
 	$(PY) benchmarks/tpcc_single_thread.py

@@ -8,18 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import run_once
 from workflow_helpers import profile, snakemake
 
 # The tpcc chain at smoke size: real raw runs, table and figure in seconds.
 TPCC_OUTPUTS = ["results/tables/tpcc/throughput.csv", "results/figures/tpcc/throughput.png",
                 "results/figures/tpcc/throughput.pdf"]
-
-
-def run_tpcc_smoke(python, repo: Path, workdir: Path) -> Path:
-    """The tpcc study's smoke grid run by Snakemake in `workdir` (returned)."""
-    done = snakemake(python, repo, workdir, *TPCC_OUTPUTS, "--configfile", str(profile(repo, "smoke")))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return workdir
 
 
 def ensure_latexmk(repo: Path) -> None:
@@ -43,8 +37,14 @@ def figure_inputs(fls: Path) -> set[Path]:
     return inputs
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tpcc_results(python, repo, tmp_path_factory) -> Path:
-    """A work folder whose results/ holds the tpcc smoke grid (import this
-    fixture into a test module to use it)."""
-    return run_tpcc_smoke(python, repo, tmp_path_factory.mktemp("tpcc_smoke"))
+    """A work folder whose results/ holds the tpcc smoke grid, run once per
+    session for every module that imports this fixture (and every xdist worker)."""
+    def produce(folder):
+        done = snakemake(python, repo, folder, *TPCC_OUTPUTS, "--configfile", str(profile(repo, "smoke")))
+        return {"returncode": done.returncode, "output": (done.stdout + done.stderr)[-20000:]}
+
+    folder, made = run_once(tmp_path_factory, "tpcc_smoke", produce)
+    assert made["returncode"] == 0, made["output"]
+    return folder

@@ -179,14 +179,12 @@ def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "key_cache", "--cores", "2", "--resources", "timed=1",
-                     "--configfile", str(profile(repo, "smoke")))
-    assert done.returncode == 0, done.stdout + done.stderr
-    tables = tmp_path / "results" / "tables" / "key_cache"
+def test_smoke_profile_end_to_end(smoke_run):
+    assert smoke_run.returncode == 0, smoke_run.output
+    tables = smoke_run.results / "tables" / "key_cache"
     for name in TABLES:
         assert (tables / f"{name}.csv").stat().st_size > 0, name
-    figures = tmp_path / "results" / "figures" / "key_cache"
+    figures = smoke_run.results / "figures" / "key_cache"
     for name in FIGURES:
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name

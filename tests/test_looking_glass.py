@@ -158,11 +158,9 @@ def test_bad_config_fails_validation(python, repo, tmp_path, config_text, compla
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "looking_glass", "--cores", "2", "--resources", "timed=1",
-                     "--configfile", str(profile(repo, "smoke")))
-    assert done.returncode == 0, done.stdout + done.stderr
-    results = tmp_path / "results"
+def test_smoke_profile_end_to_end(smoke_run):
+    assert smoke_run.returncode == 0, smoke_run.output
+    results = smoke_run.results
     tables = results / "tables" / "looking_glass"
     for name in TABLES:
         assert (tables / f"{name}.csv").stat().st_size > 0, name

@@ -163,14 +163,12 @@ def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "openedge", "--cores", "2", "--resources", "timed=1",
-                     "--configfile", str(profile(repo, "smoke")))
-    assert done.returncode == 0, done.stdout + done.stderr
-    tables = tmp_path / "results" / "tables" / "openedge"
+def test_smoke_profile_end_to_end(smoke_run):
+    assert smoke_run.returncode == 0, smoke_run.output
+    tables = smoke_run.results / "tables" / "openedge"
     for name in TABLES:
         assert (tables / f"{name}.csv").stat().st_size > 0, name
-    figures = tmp_path / "results" / "figures" / "openedge"
+    figures = smoke_run.results / "figures" / "openedge"
     for name in FIGURES:
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name

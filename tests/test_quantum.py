@@ -108,7 +108,7 @@ def test_timeslice_rejects_bad_quantum(fake_sysctl):
 
 @pytest.mark.skipif(os.geteuid() != 0 or not os.access(quantum.TIMESLICE_PATH, os.W_OK),
                     reason="needs root to write kernel.sched_rr_timeslice_ms")
-def test_real_sysctl_is_set_and_restored():
+def test_real_sysctl_is_set_and_restored(kernel_timeslice):
     original = quantum.read_timeslice()
     try:
         with pytest.raises(RuntimeError):
@@ -221,7 +221,7 @@ def test_size_sessions_from_a_calibration():
 
 @pytest.mark.skipif(os.geteuid() != 0 or not os.access(quantum.TIMESLICE_PATH, os.W_OK),
                     reason="needs root to set kernel.sched_rr_timeslice_ms and run SCHED_RR threads")
-def test_rr_timeslice_read_back_while_sessions_run():
+def test_rr_timeslice_read_back_while_sessions_run(kernel_timeslice):
     """The kernel's timeslice is in effect: every SCHED_RR session reads it back
     with sched_rr_get_interval while the sessions run (rounded up to whole ticks)."""
     before = quantum.read_timeslice()
@@ -317,19 +317,16 @@ def test_workflow_dry_run_lists_quantum_runs(python, repo, tmp_path):
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end(python, repo, tmp_path):
-    before = quantum.read_timeslice() if os.path.exists(quantum.TIMESLICE_PATH) else None
-    done = python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(tmp_path), "quantum", "--cores", "2",
-                  "--resources", "timed=1", "--configfile", str(repo / "config" / "profiles" / "smoke.yaml"),
-                  *([] if os.geteuid() == 0 else ["--config", "quantum={'schedulers': ['engine', 'os_fair']}"]),
-                  timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    tables = tmp_path / "results" / "tables" / "quantum"
+def test_smoke_profile_end_to_end(smoke_run, kernel_timeslice):
+    # The shared smoke run (conftest: as root every scheduler, else the unprivileged ones).
+    before = smoke_run.timeslice_before
+    assert smoke_run.returncode == 0, smoke_run.output
+    tables = smoke_run.results / "tables" / "quantum"
     claims = check_claims_table(tables / "claims.csv", "quantum")
     # Without each repeat's run and the work-saved columns every quantum claim is inconclusive, with its reason.
     assert len(claims) and set(claims["reproduced"]) <= {"yes", "no", "inconclusive"}
     assert "## Not reproduced or inconclusive" in (tables / "claims.md").read_text()
-    assert (tmp_path / "results" / "figures" / "quantum" / "mean_session_time.png").stat().st_size > 0
+    assert (smoke_run.results / "figures" / "quantum" / "mean_session_time.png").stat().st_size > 0
     if before is not None:
         assert quantum.read_timeslice() == before
 

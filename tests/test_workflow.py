@@ -91,13 +91,9 @@ def test_figure_script_is_importable(repo, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end(python, repo, tmp_path):
-    done = snakemake(
-        python, repo, tmp_path, "--cores", "2", "--resources", "timed=1",
-        "--configfile", str(profile(repo, "smoke")),
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    results = tmp_path / "results"
+def test_smoke_profile_end_to_end(smoke_run):
+    assert smoke_run.returncode == 0, smoke_run.output
+    results = smoke_run.results
     table = pd.read_csv(results / "tables" / "tpcc" / "throughput.csv")
     assert sorted(zip(table["variant"], table["warehouses"])) == [("paper", 1), ("spec", 1)]
     assert (table["repeats"] == 2).all() and table["all_consistent"].all()
