@@ -2,6 +2,7 @@
 numbers (read from workflows/data/fifo_cache_paper.yaml, their one source)
 and the summary of the runs."""
 
+import os
 from typing import Any
 
 import yaml
@@ -15,3 +16,8 @@ LOCKED_POLICY = "lru"
 def load_paper(path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as file:
         return yaml.safe_load(file)
+
+
+def cpu_count() -> int:
+    """CPUs this process may run on (what the terminals shared)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
