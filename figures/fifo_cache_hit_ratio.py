@@ -37,7 +37,11 @@ def plot(table: pd.DataFrame, paper: dict):
         rows = table[table["fraction"] == fraction]
         for policy, group in rows.groupby("cache_policy"):
             group = group.sort_values("warehouses")
-            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **POLICY_STYLE.get(policy, {}))
+            look = POLICY_STYLE.get(policy, {})
+            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **look)
+            if "hit_ratio_after_fill" in group:  # the pool's first fill left out (cold start)
+                ax.plot(group["warehouses"], group["hit_ratio_after_fill"] * 100, linestyle=":", alpha=0.7,
+                        label=f"{policy}, first fill left out", **{k: v for k, v in look.items() if k != "linewidth"})
         if abs(fraction - theirs_fraction) < 1e-9:
             ax.plot([theirs_warehouses], [paper["after"]["hit_ratio"] * 100], linestyle="none", marker="*",
                     markersize=14, color="black", label=f"SoQoL article ({theirs_warehouses} warehouses)")
@@ -47,7 +51,11 @@ def plot(table: pd.DataFrame, paper: dict):
         ax.set_xlabel("TPC-C warehouses")
         ax.set_title(f"pool = {fraction:.0%} of the database's pages")
     axes[0][0].set_ylabel("page-cache hit ratio (%)")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    labelled = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            labelled.setdefault(label, handle)
+    axes[0][-1].legend(labelled.values(), labelled.keys(), fontsize=7, loc="lower right")
     fig.suptitle("TPC-C hit ratio per replacement policy as warehouses grow (one terminal)")
     return fig
 

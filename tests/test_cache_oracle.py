@@ -134,7 +134,8 @@ def test_csv_trace_reads_the_same_in_libcachesim(tmp_path):
     path = tmp_path / "t.csv"
     fifo_cache.write_trace(path, ids, "csv")
     assert fifo_cache.read_trace(path, "csv") == ids
-    params = lcs.ReaderInitParam(has_header=True, delimiter=",", obj_id_field=1, obj_size_field=2)
+    params = lcs.ReaderInitParam(has_header=True, has_header_set=True, delimiter=",")
+    params.obj_id_field, params.obj_size_field = 1, 2
     reader = lcs.TraceReader(str(path), lcs.TraceType.CSV_TRACE, params)
     assert [request.obj_id for request in reader] == ids
 

@@ -15,8 +15,10 @@ pages (the hit-curve table's); `fraction_of` says so in every row.
 
 The pool starts cold: its first fill (one miss per frame) is part of every
 run's count, a large share of the misses where the pool is large and the run
-short. `hit_ratio_after_fill` leaves those `pool_frames` misses out
-(hits / (hits + misses - frames)): what a warm pool would see, approximately.
+short. `fill_share_of_misses` is that share (frames / misses, 1 where the
+pool never filled); `hit_ratio_after_fill` leaves the fill out (hits / (hits
++ misses - frames)), roughly what a warm pool would see; empty where the pool
+never filled (the run measured a cold start only).
 
     python workflows/scripts/fifo_cache_table.py OUT.csv RUN.json...
     python workflows/scripts/fifo_cache_table.py --scale OUT.csv SCALE_RUN.json...
@@ -117,13 +119,14 @@ def scale_row(path) -> dict:
         "pool_frames": int(pool["frames"]),
         "database_pages": int(pool["database_pages"]),
         "hit_ratio": row["hit_ratio"],
-        "hit_ratio_after_fill": pool["hits"] / max(1, pool["hits"] + pool["misses"] - pool["frames"]),
+        "fill_share_of_misses": min(1.0, pool["frames"] / pool["misses"]) if pool["misses"] else math.nan,
+        "hit_ratio_after_fill": (pool["hits"] / (pool["hits"] + pool["misses"] - pool["frames"])
+                                 if pool["misses"] > pool["frames"] else math.nan),
         "reads_per_txn": row["reads_per_txn"],
         "writes_per_txn": row["writes_per_txn"],
         "transactions": int(row["transactions"]),
         "terminals": row["terminals"],
         "elapsed_seconds": row["elapsed_seconds"],
-        "consistent": row["consistent"],
     }
 
 
