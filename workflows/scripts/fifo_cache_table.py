@@ -35,6 +35,7 @@ import claims_common as cc
 import fifo_cache_common as common
 
 KEYS = ["cache_policy", "pool_fraction_asked", "terminals"]
+FRACTION_OF = "database pages"  # the pool's size; the hit curve's fractions are of a trace's distinct pages
 
 
 def run_row(path) -> dict:
@@ -99,12 +100,10 @@ def main(out_path, run_paths) -> pd.DataFrame:
         bounds = grouped[metric].agg(lambda v: median_interval(v))[metric]
         table[f"{metric}_ci_low"] = [low for low, _ in bounds]
         table[f"{metric}_ci_high"] = [high for _, high in bounds]
+    table.insert(KEYS.index("pool_fraction_asked") + 1, "fraction_of", FRACTION_OF)
     table = table.rename(columns={"pool_fraction_asked": "fraction"}).sort_values(["terminals", "fraction", "cache_policy"])
     table.to_csv(out_path, index=False)
     return table
-
-
-FRACTION_OF = "database pages"
 
 
 def scale_row(path) -> dict:
