@@ -1,7 +1,8 @@
-"""E5: page-cache hit ratio of each replacement policy against the pool size
-(% of the database), TPC-C on the disk-backed pool, beside SoQoL's 97% at 10%.
+"""E5: page-cache hit ratio of each replacement policy against the number of
+warehouses, one panel per pool size (% of the database's pages), TPC-C on the
+disk-backed pool with one terminal, beside SoQoL's 97% at 10% and 250 warehouses.
 
-    python figures/fifo_cache_hit_ratio.py results/tables/fifo_cache/throughput.csv workflows/data/fifo_cache_paper.yaml out.png out.pdf
+    python figures/fifo_cache_hit_ratio.py results/tables/fifo_cache/scale.csv workflows/data/fifo_cache_paper.yaml out.png out.pdf
 """
 from __future__ import annotations
 
@@ -26,27 +27,36 @@ POLICY_STYLE = {
 }
 
 
-def single_terminal_count(table: pd.DataFrame) -> int:
-    return int(table["terminals"].min())
-
-
 def plot(table: pd.DataFrame, paper: dict):
-    terminals = single_terminal_count(table)
-    rows = table[table["terminals"] == terminals]
-    fig, ax = style.figure(figsize=(7.0, 4.2))
-    for policy, group in rows.groupby("cache_policy"):
-        group = group.sort_values("fraction")
-        ax.plot(group["fraction"] * 100, group["hit_ratio"] * 100, label=policy, **POLICY_STYLE.get(policy, {}))
-    fraction = paper["setup"]["memory_fraction"] * 100
-    ax.plot([fraction], [paper["after"]["hit_ratio"] * 100], linestyle="none", marker="*", markersize=14,
-            color="black", label=f"SoQoL article ({paper['setup']['warehouses']} warehouses)")
-    ax.set_xscale("log")
-    ticks = sorted(rows["fraction"].unique() * 100)
-    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-    ax.set_xlabel("buffer pool size (% of the database)")
-    ax.set_ylabel("page-cache hit ratio (%)")
-    ax.set_title(f"TPC-C hit ratio per replacement policy ({terminals} terminal{'s' if terminals > 1 else ''})")
-    ax.legend(fontsize=7, loc="lower right")
+    fractions = sorted(table["fraction"].unique())
+    fig, axes = style.figure(ncols=len(fractions), figsize=(3.6 * len(fractions) + 1.2, 4.2), squeeze=False,
+                             sharey=True)
+    theirs_fraction = paper["setup"]["memory_fraction"]
+    theirs_warehouses = paper["setup"]["warehouses"]
+    for ax, fraction in zip(axes[0], fractions):
+        rows = table[table["fraction"] == fraction]
+        for policy, group in rows.groupby("cache_policy"):
+            group = group.sort_values("warehouses")
+            look = POLICY_STYLE.get(policy, {})
+            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **look)
+            if "hit_ratio_after_fill" in group:  # the pool's first fill left out (cold start)
+                ax.plot(group["warehouses"], group["hit_ratio_after_fill"] * 100, linestyle=":", alpha=0.7,
+                        label=f"{policy}, first fill left out", **{k: v for k, v in look.items() if k != "linewidth"})
+        if abs(fraction - theirs_fraction) < 1e-9:
+            ax.plot([theirs_warehouses], [paper["after"]["hit_ratio"] * 100], linestyle="none", marker="*",
+                    markersize=14, color="black", label=f"SoQoL article ({theirs_warehouses} warehouses)")
+        ax.set_xscale("log")
+        ticks = sorted({*rows["warehouses"].unique(), theirs_warehouses})
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.set_xlabel("TPC-C warehouses")
+        ax.set_title(f"pool = {fraction:.0%} of the database's pages")
+    axes[0][0].set_ylabel("page-cache hit ratio (%)")
+    labelled = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            labelled.setdefault(label, handle)
+    axes[0][-1].legend(labelled.values(), labelled.keys(), fontsize=7, loc="lower right")
+    fig.suptitle("TPC-C hit ratio per replacement policy as warehouses grow (one terminal)")
     return fig
 
 
@@ -55,7 +65,7 @@ def figure_main(plot, doc: str, argv=None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("table", help="results/tables/fifo_cache/throughput.csv")
+    parser.add_argument("table", help="results/tables/fifo_cache/scale.csv or throughput.csv")
     parser.add_argument("paper", help="workflows/data/fifo_cache_paper.yaml")
     parser.add_argument("outputs", nargs="+", help="figure files to write; format from the suffix (.png, .pdf)")
     args = parser.parse_args(argv)

@@ -4,6 +4,7 @@ bad options named in one line, the trace simulator, and the command line."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -89,3 +90,11 @@ def test_command_line_writes_a_record(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0
     assert "error: --policy: invalid choice 'arc'" in bad.stderr
+
+
+@pytest.mark.parametrize("text, line", [("obj_id\n1\n", 1), ("1\n7,8192\n", 2), ("1\n2\n\n2.5\n", 4)])
+def test_a_txt_line_we_cannot_read_fails_naming_file_and_line(tmp_path, text, line):
+    path = tmp_path / "foreign.txt"
+    path.write_text(text)
+    with pytest.raises(RuntimeError, match=re.escape(f"trace '{path}' line {line}:")):
+        fifo_cache.read_trace(path)

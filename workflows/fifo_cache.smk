@@ -1,11 +1,17 @@
 # Study `fifo_cache` (E5): SoQoL's FIFO-based page cache. TPC-C (the full mix)
-# on a disk-backed buffer pool holding a fraction of the database, one run per
-# replacement policy, pool fraction and terminal count; a recorded page
-# reference string replayed through every policy.
+# on a disk-backed buffer pool holding a fraction of the database:
+#  - timed grid: one run per replacement policy, pool fraction and terminal
+#    count at `warehouses`, interleaved over the repeats (NOPM, TPM, lock
+#    waits on the hit path, I/O per transaction);
+#  - scale sweep: one single-terminal run per policy, pool fraction (of the
+#    database's pages) and warehouse count (hit ratio and page reads per
+#    transaction are counts, deterministic for a seed);
+#  - a recorded page reference string replayed through every policy.
 #
 #   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
+#   scale     results/raw/fifo_cache/scale/{policy}_w{warehouses}_p{percent}.json
 #   trace     results/tmp/fifo_cache/tpcc_trace.txt (single-thread run, libCacheSim's plain format)
-#   tables    results/tables/fifo_cache/{throughput,hit_curve,claims}.csv, claims.md
+#   tables    results/tables/fifo_cache/{throughput,scale,hit_curve,claims}.csv, claims.md
 #   figures   results/figures/fifo_cache/{hit_ratio,nopm}.{png,pdf}
 #
 # SoQoL's numbers: workflows/data/fifo_cache_paper.yaml (their one source).
@@ -21,7 +27,15 @@ FC_GRID = {
 FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
 FC_TRACE = f"results/tmp/{FC_STUDY}/tpcc_trace.txt"
-FC_FIGURES = {"hit_ratio": "fifo_cache_hit_ratio.py", "nopm": "fifo_cache_nopm.py"}
+FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/{{policy}}_w{{warehouses}}_p{{percent}}.json"
+FC_SCALE_GRID = {
+    "policy": FC["scale_policies"],
+    "warehouses": FC["scale_warehouses"],
+    "percent": [f"{fraction * 100:g}" for fraction in FC["scale_fractions"]],
+}
+FC_SCALE_RUNS = expand(FC_SCALE_RUN, **FC_SCALE_GRID)
+# Each figure and the table it plots.
+FC_FIGURES = {"hit_ratio": ("fifo_cache_hit_ratio.py", "scale"), "nopm": ("fifo_cache_nopm.py", "throughput")}
 
 
 def fc_table(name):
@@ -29,7 +43,7 @@ def fc_table(name):
 
 
 FC_TARGETS = [
-    *(fc_table(name) for name in ("throughput", "hit_curve", "claims")),
+    *(fc_table(name) for name in ("throughput", "scale", "hit_curve", "claims")),
     f"results/tables/{FC_STUDY}/claims.md",
     *(path for name in FC_FIGURES for path in figure_paths(FC_STUDY, name).values()),
 ]
@@ -71,14 +85,58 @@ rule fifo_cache_run:
 
 
 rule fifo_cache_throughput_table:
-    """NOPM, TPM (HammerDB's definitions), hit ratio, reads and writes per
-    transaction per policy, pool fraction and terminals (median, min, max)."""
+    """NOPM, TPM (HammerDB's definitions) with bootstrap CIs of their medians,
+    hit ratio, reads and writes per transaction, lock waits on the hit path,
+    CPU time and load average per policy, pool fraction and terminals."""
     input:
         runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID),
     output:
         fc_table("throughput"),
     log:
         log_path(FC_STUDY, "throughput_table"),
+    params:
+        table="throughput",
+    localrule: True
+    script:
+        "scripts/fifo_cache_table.py"
+
+
+rule fifo_cache_scale_run:
+    """One single-terminal run of the scale sweep: policy, warehouses, pool at
+    percent% of the database's pages. Its counts do not depend on the clock,
+    so it is not a timed run; the consistency check (which reads the whole
+    database through the pool, long at 10+ warehouses) is left to the timed
+    grid and the tests."""
+    output:
+        record=FC_SCALE_RUN,
+    log:
+        log_path(FC_STUDY, "scale/{policy}_w{warehouses}_p{percent}"),
+    wildcard_constraints:
+        policy="|".join(FC["scale_policies"]),
+        warehouses=r"[0-9]+",
+        percent=r"[0-9.]+",
+    params:
+        transactions=FC["scale_transactions"],
+        seed=FC["seed"],
+        fraction=lambda wildcards: float(wildcards.percent) / 100,
+    threads: 1
+    shell:
+        "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
+        " --warehouses {wildcards.warehouses} --transactions {params.transactions} --seed {params.seed}"
+        " --no-consistency-check --out {output.record:q} > {log:q} 2>&1"
+
+
+rule fifo_cache_scale_table:
+    """Hit ratio and page reads per transaction per policy, warehouse count
+    and pool fraction (of the database's pages), one terminal."""
+    input:
+        runs=FC_SCALE_RUNS,
+    output:
+        fc_table("scale"),
+    log:
+        log_path(FC_STUDY, "scale_table"),
+    params:
+        table="scale",
     localrule: True
     script:
         "scripts/fifo_cache_table.py"
@@ -109,7 +167,7 @@ rule fifo_cache_hit_curve:
     log:
         log_path(FC_STUDY, "hit_curve"),
     params:
-        fractions=FC["fractions"],
+        fractions=sorted({*FC["fractions"], *FC["scale_fractions"]}),
         policies=FC["policies"],
     localrule: True
     script:
@@ -120,6 +178,7 @@ rule fifo_cache_claims:
     """SoQoL's findings beside ours, with the criterion of each."""
     input:
         runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID),
+        scale=FC_SCALE_RUNS,
         paper=FC_PAPER,
         criteria=claims_criteria(FC_STUDY),
     output:
@@ -133,11 +192,11 @@ rule fifo_cache_claims:
 
 
 rule fifo_cache_figure:
-    """A figure of this study (figures/fifo_cache_<name>.py) from the throughput table and the article's numbers."""
+    """A figure of this study (figures/fifo_cache_<name>.py) from its table and the article's numbers."""
     input:
-        table=fc_table("throughput"),
+        table=lambda wildcards: fc_table(FC_FIGURES[wildcards.name][1]),
         paper=FC_PAPER,
-        code=lambda wildcards: repo_file("figures", FC_FIGURES[wildcards.name]),
+        code=lambda wildcards: repo_file("figures", FC_FIGURES[wildcards.name][0]),
         style=repo_file("figures", "style.py"),
         mplstyle=repo_file("figures", "dbrepro.mplstyle"),
     output:

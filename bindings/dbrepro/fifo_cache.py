@@ -155,6 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--seed", type=int, default=1)
     runner.add_argument("--data-dir", default="")
     runner.add_argument("--no-o-direct", action="store_true", help="use the kernel's page cache for the file")
+    runner.add_argument("--no-consistency-check", action="store_true",
+                        help="skip TPC-C's consistency check after the run (it reads every page through the pool)")
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run")
     tracer.add_argument("--warehouses", type=int, default=1)
@@ -178,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"trace: {result.metrics['pool']['hits'] + result.metrics['pool']['misses']} references -> {args.out}")
             return 0
         engine = {"terminals": args.terminals} if args.terminals != 1 else {}
+        if args.no_consistency_check:
+            engine["check_consistency"] = False
         result = run(args.policy, args.pool_fraction, warehouses=args.warehouses, transactions=args.transactions,
                      seconds=args.seconds, seed=args.seed, data_dir=args.data_dir, o_direct=not args.no_o_direct,
                      **engine)

@@ -158,6 +158,10 @@ def _pool_columns(pool: dict[str, Any] | None) -> dict[str, Any]:
         "pool_reads": pool["reads"],
         "pool_writes": pool["writes"],
         "hit_locks": pool["hit_locks"],
+        # Records written before these counters existed have none.
+        "hit_lock_waits": pool.get("hit_lock_waits", 0),
+        "hit_lock_wait_ns": pool.get("hit_lock_wait_ns", 0),
+        "pool_cold_writes": pool.get("cold_writes", 0),
         "o_direct": pool["o_direct"],
     }
 

@@ -27,7 +27,7 @@ KEY_COMPARES = ("auto", "generic", "integer")
 # STACKS, CACHE_POLICIES and CONCURRENT_STACKS come from the engine's
 # registries (dbrepro.registry), read on first use (module __getattr__ below).
 # E5, stack "disk": trace formats.
-TRACE_FORMATS = ("txt", "oracle_general")
+TRACE_FORMATS = ("txt", "csv", "oracle_general")  # engine/src/cache/trace_file.hpp
 METERS = ("none", "perf")
 DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
 # Limits the engine enforces too (engine/src/driver/run_config.cpp).
@@ -337,8 +337,8 @@ def run(
                     database file goes ("" = $TMPDIR or /tmp); o_direct: read
                     and write it with O_DIRECT where the filesystem allows.
     trace_path      E5: record the page reference string of the measured phase
-                    here (single thread; trace_format "txt" or "oracle_general",
-                    libCacheSim's formats).
+                    here (single thread; trace_format "txt", "csv" or
+                    "oracle_general", libCacheSim's formats).
     terminals       concurrent terminals, each an OS thread with its own home
                     warehouse (1 + t mod warehouses) and random stream, no
                     think time; more than 1 needs step0, step1, step2 or disk

@@ -3,12 +3,15 @@
 // keep (cold misses only when everything fits, a loop one larger than the
 // cache defeats LRU and FIFO), pinned slots never chosen, scan resistance of
 // the FIFO family with a ghost, the SoQoL cache's lock-free hits and
-// re-warming, and trace files in both of libCacheSim's formats.
+// re-warming, and trace files in libCacheSim's formats (or an error naming the line).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <unistd.h>
 #include <vector>
 
@@ -145,6 +148,27 @@ TEST(CachePolicies, SoqolRewarmsAColdPageRequestedAgain) {
   EXPECT_EQ(soqol.rewarmed(), 1u);
 }
 
+// The cold ring holds clean pages: every page entering it is handed to the
+// cache's clean() first, so a page freed from it was cleaned; a page clean()
+// refuses (latched exclusively: being changed) stays hot and is never freed.
+TEST(CachePolicies, SoqolCleansEveryPageEnteringTheColdRing) {
+  Soqol soqol(40);  // cold area: 4 pages
+  std::vector<u32> handed;
+  const auto clean = [&](u32 s) {
+    handed.push_back(s);
+    return s != 3;  // slot 3 is being changed whenever it is looked at
+  };
+  for (u32 s = 0; s < 40; ++s) soqol.insert(s, s);
+  for (u64 id = 100; id < 400; ++id) {
+    const u32 victim = soqol.evict(claim_any, clean);
+    ASSERT_NE(victim, 3u);
+    ASSERT_NE(std::find(handed.begin(), handed.end(), victim), handed.end()) << "slot " << victim << " freed uncleaned";
+    handed.erase(std::find(handed.begin(), handed.end(), victim));
+    soqol.insert(victim, id);
+  }
+  EXPECT_NE(std::find(handed.begin(), handed.end(), 3u), handed.end()) << "slot 3 was offered and refused";
+}
+
 TEST(CachePolicies, UnknownPolicyNamesTheAllowedOnes) {
   try {
     simulate("arc", std::vector<u64>{1}, 4);
@@ -154,15 +178,73 @@ TEST(CachePolicies, UnknownPolicyNamesTheAllowedOnes) {
   }
 }
 
-TEST(CacheTraceFile, BothFormatsRoundTrip) {
+TEST(CacheTraceFile, EveryFormatRoundTrips) {
   const std::vector<u64> ids = {5, 7, 5, 1ull << 40, 7};
-  for (const char* fmt : {"txt", "oracle_general"}) {
+  for (const char* fmt : kTraceFormatNames) {
     const std::string path = ::testing::TempDir() + "trace-" + fmt + "-" + std::to_string(::getpid());
     write_trace(path, ids, parse_trace_format(fmt), 8192);
     EXPECT_EQ(read_trace(path, parse_trace_format(fmt)), ids) << fmt;
     std::remove(path.c_str());
   }
-  EXPECT_THROW(parse_trace_format("csv"), std::invalid_argument);
+  EXPECT_THROW(parse_trace_format("parquet"), std::invalid_argument);
+}
+
+// A trace written by hand: the lines libCacheSim reads whole are read as it
+// reads them; a line it would read in part (or abort on) is an error that
+// names the file and the line, never a silent end of the replay.
+std::string write_text(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name + "-" + std::to_string(::getpid());
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string read_error(const std::string& path, TraceFormat format) {
+  try {
+    read_trace(path, format);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CacheTraceFile, TextReadsWhatLibCacheSimReads) {
+  const std::string path = write_text("trace-ok.txt", "3\n\n  4 \r\n0x10\n010\n18446744073709551615\n");
+  EXPECT_EQ(read_trace(path, TraceFormat::kPlainText), (std::vector<u64>{3, 4, 16, 8, ~u64{0}}));
+  std::remove(path.c_str());
+}
+
+TEST(CacheTraceFile, TextLineItCannotReadIsAnErrorNamingFileAndLine) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"obj_id\n1\n2\n", "line 1: 'obj_id'"},   // a header
+      {"1\n7,8192\n2\n", "line 2: '7,8192'"},   // an id,size pair
+      {"1\n2\n\n2.5\n", "line 4: '2.5'"},       // not an integer
+      {"-1\n", "line 1: '-1'"},
+      {"18446744073709551616\n", "line 1:"},   // past u64
+  };
+  for (const auto& [text, expected] : bad) {
+    const std::string path = write_text("trace-bad.txt", text);
+    const std::string error = read_error(path, TraceFormat::kPlainText);
+    EXPECT_NE(error.find("trace '" + path + "' " + expected), std::string::npos) << text << " -> " << error;
+    std::remove(path.c_str());
+  }
+}
+
+TEST(CacheTraceFile, CsvTakesFieldOneAndAHeaderOnLineOne) {
+  const std::string path = write_text("trace-ok.csv", "obj_id,obj_size\n3,8192\n4\n\n5,1,extra\n");
+  EXPECT_EQ(read_trace(path, TraceFormat::kCsv), (std::vector<u64>{3, 4, 5}));
+  std::remove(path.c_str());
+  const std::string later = write_text("trace-bad.csv", "3,8192\nobj_id,obj_size\n");
+  EXPECT_NE(read_error(later, TraceFormat::kCsv).find("line 2: 'obj_id,obj_size'"), std::string::npos);
+  std::remove(later.c_str());
+}
+
+TEST(CacheTraceFile, OracleGeneralWithATornRecordIsAnError) {
+  const std::string path = ::testing::TempDir() + "trace-torn-" + std::to_string(::getpid());
+  const std::vector<u64> ids = {1, 2};
+  write_trace(path, ids, TraceFormat::kOracleGeneral, 8192);
+  std::ofstream(path, std::ios::binary | std::ios::app) << "xyz";
+  EXPECT_NE(read_error(path, TraceFormat::kOracleGeneral).find("3 bytes after the last whole"), std::string::npos);
+  std::remove(path.c_str());
 }
 
 }  // namespace

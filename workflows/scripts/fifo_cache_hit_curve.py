@@ -1,6 +1,8 @@
 """Trace-driven hit ratios: the page reference string recorded from a TPC-C
 run replayed through every policy at every pool fraction (of the pages the
-trace touches, not of the database). Deterministic; no timing.
+trace touches, not of the database: `fraction_of` says so in every row; the
+scale table's fractions are of the database's pages). At least 20 frames, the
+size from which our S3-FIFO equals libCacheSim's. Deterministic; no timing.
 
     python workflows/scripts/fifo_cache_hit_curve.py TRACE.txt OUT.csv --fractions 0.05,0.1 --policies lru,soqol
 """
@@ -12,16 +14,19 @@ from dbrepro import fifo_cache, registry
 
 import fifo_cache_common as common
 
+MIN_FRAMES = 20  # libCacheSim's S3FIFO admits nothing below (tests/test_cache_oracle.py)
+
 
 def main(trace_path, out_path, fractions, policies) -> pd.DataFrame:
     ids = fifo_cache.read_trace(trace_path)
     pages = len(set(ids))
     rows = []
     for fraction in fractions:
-        capacity = max(20, int(pages * fraction))
+        capacity = max(MIN_FRAMES, int(pages * fraction))
         for policy in policies:
             stats = fifo_cache.simulate(policy, ids, capacity)
-            rows.append({"cache_policy": policy, "fraction": fraction, "capacity": capacity, "trace_pages": pages,
+            rows.append({"cache_policy": policy, "fraction": fraction, "fraction_of": "trace distinct pages",
+                         "capacity": capacity, "trace_pages": pages,
                          **{k: stats[k] for k in ("requests", "hits", "misses", "hit_locks", "hit_ratio")}})
     table = pd.DataFrame(rows)
     table.to_csv(out_path, index=False)

@@ -1,20 +1,41 @@
 """The fifo_cache runs summarised: one row per (policy, pool fraction,
 terminals) with the median, min and max over the repeats of NOPM and TPM (as
 HammerDB reports them: New Orders committed per minute; committed and rolled
-back transactions per minute), the hit ratio, page reads and write-backs per
-transaction, locks taken on hits, CPU time and load average.
+back transactions per minute) and the 95% bootstrap CI of each median, the
+hit ratio, page reads and write-backs per transaction, locks taken on hits,
+how many of those waited and the share of the terminals' time they waited
+(terminals x elapsed), CPU time and load average.
+
+With --scale (the rule's `table: scale`), the scale sweep: one row per
+(policy, warehouses, pool fraction) of single-terminal runs: the hit ratio and page reads and
+write-backs per transaction (counts, deterministic for a seed), the pool's
+frames and the database's pages. `fraction` is of the database's pages at the
+start of the measured phase (the pool's size), not of a trace's distinct
+pages (the hit-curve table's); `fraction_of` says so in every row.
+
+The pool starts cold: its first fill (one miss per frame) is part of every
+run's count, a large share of the misses where the pool is large and the run
+short. `fill_share_of_misses` is that share (frames / misses, 1 where the
+pool never filled); `hit_ratio_after_fill` leaves the fill out (hits / (hits
++ misses - frames)), roughly what a warm pool would see; empty where the pool
+never filled (the run measured a cold start only).
 
     python workflows/scripts/fifo_cache_table.py OUT.csv RUN.json...
+    python workflows/scripts/fifo_cache_table.py --scale OUT.csv SCALE_RUN.json...
 """
 
 import argparse
+import math
 
+import numpy as np
 import pandas as pd
 from dbrepro.records import load_result
 
+import claims_common as cc
 import fifo_cache_common as common
 
 KEYS = ["cache_policy", "pool_fraction_asked", "terminals"]
+FRACTION_OF = "database pages"  # the pool's size; the hit curve's fractions are of a trace's distinct pages
 
 
 def run_row(path) -> dict:
@@ -34,6 +55,11 @@ def run_row(path) -> dict:
         "reads_per_txn": pool["reads"] / done,
         "writes_per_txn": pool["writes"] / done,
         "hit_locks": int(pool["hit_locks"]),
+        "hit_lock_waits": int(pool.get("hit_lock_waits", 0)),
+        # The share of the terminals' time that hits spent waiting for the policy's lock.
+        "hit_lock_wait_pct": 100.0 * pool.get("hit_lock_wait_ns", 0) / 1e9
+        / (int(config.get("terminals", 1) or 1) * float(metrics["elapsed_seconds"])),
+        "cold_writes_per_txn": pool.get("cold_writes", 0) / done,
         "pool_hits": int(pool["hits"]),
         "transactions": done,
         "elapsed_seconds": float(metrics["elapsed_seconds"]),
@@ -42,6 +68,14 @@ def run_row(path) -> dict:
         "consistent": bool(metrics["consistent"]),
         "o_direct": bool(pool["o_direct"]),
     }
+
+
+def median_interval(values) -> tuple[float, float]:
+    """95% bootstrap CI of the median (the shared evaluator's); none from fewer than 2 repeats."""
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2 or np.all(values == values[0]):
+        return (math.nan, math.nan) if len(values) < 2 else (float(values[0]), float(values[0]))
+    return cc.bootstrap_interval([values], lambda a, axis=-1: np.median(a, axis=axis))
 
 
 def main(out_path, run_paths) -> pd.DataFrame:
@@ -56,20 +90,60 @@ def main(out_path, run_paths) -> pd.DataFrame:
         hit_ratio=("hit_ratio", "median"),
         reads_per_txn=("reads_per_txn", "median"), writes_per_txn=("writes_per_txn", "median"),
         hit_locks=("hit_locks", "median"), pool_hits=("pool_hits", "median"),
+        hit_lock_waits=("hit_lock_waits", "median"), hit_lock_wait_pct=("hit_lock_wait_pct", "median"),
+        cold_writes_per_txn=("cold_writes_per_txn", "median"),
         cpu_seconds=("cpu_seconds", "median"), elapsed_seconds=("elapsed_seconds", "median"),
         loadavg_1m=("loadavg_1m", "median"),
         consistent=("consistent", "all"), o_direct=("o_direct", "all"),
     )
+    for metric in ("nopm", "tpm"):
+        bounds = grouped[metric].agg(lambda v: median_interval(v))[metric]
+        table[f"{metric}_ci_low"] = [low for low, _ in bounds]
+        table[f"{metric}_ci_high"] = [high for _, high in bounds]
+    table.insert(KEYS.index("pool_fraction_asked") + 1, "fraction_of", FRACTION_OF)
     table = table.rename(columns={"pool_fraction_asked": "fraction"}).sort_values(["terminals", "fraction", "cache_policy"])
     table.to_csv(out_path, index=False)
     return table
 
 
+def scale_row(path) -> dict:
+    pool = load_result(path).metrics["pool"]
+    row = run_row(path)
+    return {
+        "cache_policy": row["cache_policy"],
+        "warehouses": row["warehouses"],
+        "fraction": row["pool_fraction_asked"],
+        "fraction_of": FRACTION_OF,
+        "pool_fraction": row["pool_fraction"],
+        "pool_frames": int(pool["frames"]),
+        "database_pages": int(pool["database_pages"]),
+        "hit_ratio": row["hit_ratio"],
+        "fill_share_of_misses": min(1.0, pool["frames"] / pool["misses"]) if pool["misses"] else math.nan,
+        "hit_ratio_after_fill": (pool["hits"] / (pool["hits"] + pool["misses"] - pool["frames"])
+                                 if pool["misses"] > pool["frames"] else math.nan),
+        "reads_per_txn": row["reads_per_txn"],
+        "writes_per_txn": row["writes_per_txn"],
+        "transactions": int(row["transactions"]),
+        "terminals": row["terminals"],
+        "elapsed_seconds": row["elapsed_seconds"],
+    }
+
+
+def scale_main(out_path, run_paths) -> pd.DataFrame:
+    table = pd.DataFrame([scale_row(p) for p in run_paths])
+    table = table.sort_values(["fraction", "warehouses", "cache_policy"])
+    table.to_csv(out_path, index=False)
+    return table
+
+
 if "snakemake" in globals():
-    common.run_logged(snakemake.log[0], main, snakemake.output[0], list(snakemake.input.runs))  # noqa: F821
+    MAINS = {"throughput": main, "scale": scale_main}
+    common.run_logged(snakemake.log[0], MAINS[snakemake.params.table], snakemake.output[0],  # noqa: F821
+                      list(snakemake.input.runs))  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", action="store_true", help="the scale sweep's runs")
     parser.add_argument("out")
     parser.add_argument("runs", nargs="+")
     a = parser.parse_args()
-    print(main(a.out, a.runs).to_string(index=False))
+    print((scale_main if a.scale else main)(a.out, a.runs).to_string(index=False))

@@ -90,17 +90,21 @@ def headline_quantum(results: Path) -> list[str]:
 
 
 def headline_fifo_cache(results: Path) -> list[str]:
-    table = _read(results, "fifo_cache", "throughput")
-    if table is None:
-        return []
     lines = []
-    for fraction, rows in table.groupby("fraction"):
-        if abs(fraction - 0.1) > 1e-9:
-            continue
-        by = rows.set_index("cache_policy")
-        lines.append(f"{fraction:.0%} memory: " + ", ".join(
-            f"{p} {_fmt(by.at[p, 'nopm_median'])} NOPM, hit ratio {_fmt(100 * by.at[p, 'hit_ratio'], 1, '%')}"
-            for p in by.index))
+    table = _read(results, "fifo_cache", "throughput")
+    if table is not None:
+        rows = table[(table["fraction"] - 0.1).abs() < 1e-9]
+        for terminals, group in rows.groupby("terminals"):
+            by = group.set_index("cache_policy")
+            lines.append(f"10% memory, {terminals} terminal(s): " + ", ".join(
+                f"{p} {_fmt(by.at[p, 'nopm_median'])} NOPM, hit ratio {_fmt(100 * by.at[p, 'hit_ratio'], 1, '%')}"
+                for p in by.index))
+    scale = _read(results, "fifo_cache", "scale")
+    if scale is not None:
+        rows = scale[((scale["fraction"] - 0.1).abs() < 1e-9) & (scale["cache_policy"] == "soqol")]
+        if not rows.empty:
+            lines.append("soqol hit ratio at 10% of the database's pages: " + ", ".join(
+                f"{w} warehouse(s) {_fmt(100 * r, 1, '%')}" for w, r in zip(rows["warehouses"], rows["hit_ratio"])))
     return lines
 
 

@@ -50,6 +50,9 @@ struct CacheStats {
   u64 refixes = 0;         // optimistic re-fixes of a remembered frame that held
   u64 refix_failures = 0;  // ... that found the frame changed (then looked it up)
   u64 hit_locks = 0;       // locks the replacement policy took on the hit path
+  u64 hit_lock_waits = 0;  // ... that found the lock held
+  u64 hit_lock_wait_ns = 0;  // time those hits waited for it
+  u64 cold_writes = 0;     // of `writes`: pages cleaned as they entered a clean area (SoQoL's cold ring)
 
   CacheStats& operator+=(const CacheStats& o) {
     hits += o.hits;
@@ -63,6 +66,9 @@ struct CacheStats {
     refixes += o.refixes;
     refix_failures += o.refix_failures;
     hit_locks += o.hit_locks;
+    hit_lock_waits += o.hit_lock_waits;
+    hit_lock_wait_ns += o.hit_lock_wait_ns;
+    cold_writes += o.cold_writes;
     return *this;
   }
   double hit_ratio() const { return hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0; }

@@ -150,7 +150,10 @@ class DiskPool {
     s.misses = c.misses;
     s.reads = c.reads;
     s.writes = c.writes;
+    s.cold_writes = c.cold_writes;
     s.hit_locks = c.hit_locks;
+    s.hit_lock_waits = c.hit_lock_waits;
+    s.hit_lock_wait_ns = c.hit_lock_wait_ns;
     s.o_direct = cache_.backing().file->direct();
     return s;
   }

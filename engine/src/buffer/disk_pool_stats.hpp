@@ -17,7 +17,10 @@ struct DiskPoolStats {
   u64 misses = 0;         // page reads plus new pages
   u64 reads = 0;          // pages read from the file
   u64 writes = 0;         // dirty pages written back
+  u64 cold_writes = 0;    // of writes: cleaned on entering SoQoL's cold ring (not as a victim)
   u64 hit_locks = 0;      // locks the policy took on the hit path
+  u64 hit_lock_waits = 0; // ... that found the lock held (LRU, 2Q; 0 for the FIFO family)
+  u64 hit_lock_wait_ns = 0;
   bool o_direct = false;  // whether the file was opened with O_DIRECT
   double hit_ratio() const { return hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0; }
 };

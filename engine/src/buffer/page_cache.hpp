@@ -31,7 +31,9 @@
 // publishes it (MyISAM's wait_on_queue, OpenEdge's and Shore's in-transit
 // frames). A dirty victim is written back under its partition's latch before
 // it is unlinked (so nobody reads a stale copy); E2 and E3 never dirty a page,
-// and the E5 path writes outside any latch.
+// and the E5 path writes its victims outside any latch (SoQoL's cold ring,
+// which holds clean pages only, writes a page back as it enters the ring,
+// under the miss latch: clean_for_cold).
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -328,9 +330,9 @@ class PageCache {
     CacheStats sum;
     for (u32 p = 0; p < partition_count_; ++p) sum += partition_stats(p);
     if constexpr (kPerPartition) {
-      for (u32 p = 0; p < partition_count_; ++p) sum.hit_locks += partitions_[p].policy->hit_locks();
+      for (u32 p = 0; p < partition_count_; ++p) add_hit_locks(sum, *partitions_[p].policy);
     } else {
-      sum.hit_locks += shared_.policy->hit_locks();
+      add_hit_locks(sum, *shared_.policy);
     }
     sum.hits += striped_hits_.total();
     sum.inflight_waits += inflight_waits_.load(std::memory_order_relaxed);
@@ -419,6 +421,15 @@ class PageCache {
   struct SharedDomain : Domain {
     ReplacementLatch latch;  // the shared policy's own latch (OpenEdge's LRU latch)
   };
+
+  // Locks on the hit path; waits only where the policy has a lock there (LRU, 2Q).
+  static void add_hit_locks(CacheStats& sum, const Replacement& policy) {
+    sum.hit_locks += policy.hit_locks();
+    if constexpr (requires { policy.hit_lock_waits(); }) {
+      sum.hit_lock_waits += policy.hit_lock_waits();
+      sum.hit_lock_wait_ns += policy.hit_lock_wait_ns();
+    }
+  }
 
   std::byte* data(u32 f) const { return arena_ + static_cast<size_t>(f) * options_.page_size; }
   u32 frame_of_page(const std::byte* page) const {
@@ -734,9 +745,13 @@ class PageCache {
         shared_.free.pop_back();
         frames_[f].word.store(frame_state::kEvicting, std::memory_order_relaxed);
       } else {
+        const auto claim = [&](u32 s) { return frame_state::try_exclusive(frames_[s].word, frame_state::kEvicting); };
         try {
-          f = shared_.policy->evict(
-              [&](u32 s) { return frame_state::try_exclusive(frames_[s].word, frame_state::kEvicting); });
+          if constexpr (requires { shared_.policy->evict(claim, claim); }) {
+            f = shared_.policy->evict(claim, [&](u32 s) { return clean_for_cold(p, s); });
+          } else {
+            f = shared_.policy->evict(claim);
+          }
         } catch (...) {
           unlock(p);
           throw;
@@ -761,6 +776,29 @@ class PageCache {
     if (read) backing_.read(key, data(f));
     frame_state::hand_over(c.word, /*exclusive=*/true);
     return f;
+  }
+
+  // A policy with a clean area (SoQoL's cold ring) hands over each page
+  // entering it, under the miss latch: a dirty one is latched shared (no one
+  // changes it, readers still may) and written back there and then, so that
+  // it is clean and claimable when the ring frees it (a background writer
+  // would take this write off the miss path; we have none). False: latched
+  // exclusively, being changed, so not cold.
+  bool clean_for_cold(Partition& p, u32 f) {
+    Control& c = frames_[f];
+    if (!c.dirty.load(std::memory_order_relaxed)) return true;
+    if (!frame_state::try_shared(c.word)) return false;
+    try {
+      backing_.write(c.key.load(std::memory_order_relaxed), data(f));
+    } catch (...) {
+      frame_state::release_shared(c.word);
+      throw;
+    }
+    c.dirty.store(false, std::memory_order_relaxed);  // no exclusive holder while we hold it shared
+    frame_state::release_shared(c.word);
+    ++p.counters.writes;
+    ++p.counters.cold_writes;
+    return true;
   }
 
   PageCacheOptions options_;

@@ -1,10 +1,10 @@
 #pragma once
 // LRU under one lock: every hit moves the page to the head of the list, so
 // every hit takes the lock (what SoQoL's non-blocking design rules out).
-#include <atomic>
 #include <mutex>
 #include <stdexcept>
 
+#include "cache/hit_lock.hpp"
 #include "cache/slot_queues.hpp"
 
 namespace dbrepro::cache {
@@ -16,15 +16,14 @@ class Lru {
   explicit Lru(u32 capacity) : list_(capacity) {}
 
   void hit(u32 slot) {
-    std::lock_guard guard(mutex_);
-    hit_locks_.store(hit_locks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under mutex_
+    HitLockGuard guard(lock_);
     list_.move_to_head(slot);
   }
   void miss(u64) {}
 
   template <class Claim>
   u32 evict(Claim&& claim) {
-    std::lock_guard guard(mutex_);
+    std::lock_guard guard(lock_);
     for (u32 s = list_.tail(); s != kNoSlot; s = list_.newer(s))
       if (claim(s)) {
         list_.remove(s);
@@ -34,16 +33,17 @@ class Lru {
   }
 
   void insert(u32 slot, u64) {
-    std::lock_guard guard(mutex_);
+    std::lock_guard guard(lock_);
     list_.push_head(slot);
   }
 
-  u64 hit_locks() const { return hit_locks_.load(std::memory_order_relaxed); }  // read while others run
+  u64 hit_locks() const { return lock_.locks(); }  // read while others run
+  u64 hit_lock_waits() const { return lock_.waits(); }
+  u64 hit_lock_wait_ns() const { return lock_.wait_ns(); }
 
  private:
-  std::mutex mutex_;
+  HitLock lock_;
   SlotList list_;
-  std::atomic<u64> hit_locks_{0};
 };
 
 }  // namespace dbrepro::cache

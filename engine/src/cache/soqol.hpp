@@ -19,6 +19,11 @@
 //  - the hot area is cooled until the cold area holds a tenth of the cache;
 //  - a free frame comes from the oldest cold page; one requested while cold
 //    is re-warmed into hot ring 1 instead.
+//  - the cold area holds clean pages (the article: they "need no writing"):
+//    a page entering it is handed to the cache's `clean(slot)`, which starts
+//    writing it back if it is dirty (false: it is being changed right now,
+//    so it is in use, not cold; it goes back to hot ring 0). A page changed
+//    while cold was requested, so it is re-warmed, never freed dirty.
 // Only cooling and eviction move pages, and they run on the miss path.
 #include <array>
 
@@ -43,16 +48,21 @@ class Soqol {
   void hit(u32 slot) { stats_.bump(slot, kStatsCap); }
   void miss(u64) {}
 
+  // Without a cache behind it (the trace simulator) no page is dirty.
   template <class Claim>
   u32 evict(Claim&& claim) {
+    return evict(claim, [](u32) { return true; });
+  }
+  template <class Claim, class Clean>
+  u32 evict(Claim&& claim, Clean&& clean) {
     EvictionBudget budget(capacity_);
     for (;;) {
       while (cold_.size() < cold_target_ && hot_size() > 0) {
-        cool_one();
+        cool_one(clean);
         budget.step();
       }
       if (cold_.empty()) {
-        cool_one();
+        cool_one(clean);
         budget.step();
         continue;
       }
@@ -94,7 +104,8 @@ class Soqol {
     return -1;
   }
 
-  void cool_one() {
+  template <class Clean>
+  void cool_one(Clean& clean) {
     const int r = ring_to_cool();
     if (r < 0) return;
     const u32 s = hot_[r].pop_front();
@@ -103,8 +114,10 @@ class Soqol {
       hot_[r + 1 < kHotRings ? r + 1 : r].push_back(s);
     } else if (r > 0) {
       hot_[r - 1].push_back(s);
-    } else {
+    } else if (clean(s)) {
       cold_.push_back(s);
+    } else {
+      hot_[0].push_back(s);  // being changed: in use, not cold
     }
   }
 

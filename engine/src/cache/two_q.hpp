@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "cache/hit_lock.hpp"
 #include "cache/slot_queues.hpp"
 
 namespace dbrepro::cache {
@@ -28,8 +29,7 @@ class TwoQ {
 
   void hit(u32 slot) {
     if (in_am_.get(slot) == 0) return;
-    std::lock_guard guard(am_mutex_);
-    hit_locks_.store(hit_locks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under am_mutex_
+    HitLockGuard guard(am_lock_);
     am_.move_to_head(slot);
   }
   void miss(u64 id) { from_ghost_ = a1out_.take(id); }
@@ -48,7 +48,7 @@ class TwoQ {
         budget.step();
       }
     }
-    std::lock_guard guard(am_mutex_);
+    std::lock_guard guard(am_lock_);
     for (u32 s = am_.tail(); s != kNoSlot; s = am_.newer(s))
       if (claim(s)) {
         am_.remove(s);
@@ -61,7 +61,7 @@ class TwoQ {
   void insert(u32 slot, u64 id) {
     ids_[slot] = id;
     if (from_ghost_) {
-      std::lock_guard guard(am_mutex_);
+      std::lock_guard guard(am_lock_);
       in_am_.set(slot, 1);
       am_.push_head(slot);
     } else {
@@ -69,11 +69,13 @@ class TwoQ {
     }
     from_ghost_ = false;
   }
-  u64 hit_locks() const { return hit_locks_.load(std::memory_order_relaxed); }  // read while others run
+  u64 hit_locks() const { return am_lock_.locks(); }  // read while others run
+  u64 hit_lock_waits() const { return am_lock_.waits(); }
+  u64 hit_lock_wait_ns() const { return am_lock_.wait_ns(); }
 
  private:
   u32 am_size() {
-    std::lock_guard guard(am_mutex_);  // hits reorder Am meanwhile
+    std::lock_guard guard(am_lock_);  // hits reorder Am meanwhile
     return am_.size();
   }
 
@@ -81,12 +83,11 @@ class TwoQ {
   u32 capacity_;
   SlotRing a1in_;
   GhostFifo a1out_;
-  std::mutex am_mutex_;
+  HitLock am_lock_;
   SlotList am_;
   SlotCounters in_am_;
   std::unique_ptr<u64[]> ids_;
   bool from_ghost_ = false;
-  std::atomic<u64> hit_locks_{0};
 };
 
 }  // namespace dbrepro::cache

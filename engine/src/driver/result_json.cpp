@@ -176,7 +176,10 @@ std::string to_json(const tpcc::RunResult& r) {
         .field("misses", r.pool.misses)
         .field("reads", r.pool.reads)
         .field("writes", r.pool.writes)
+        .field("cold_writes", r.pool.cold_writes)
         .field("hit_locks", r.pool.hit_locks)
+        .field("hit_lock_waits", r.pool.hit_lock_waits)
+        .field("hit_lock_wait_ns", r.pool.hit_lock_wait_ns)
         .field("hit_ratio", r.pool.hit_ratio())
         .field("o_direct", r.pool.o_direct);
     w.end_object();

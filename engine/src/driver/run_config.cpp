@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cache/policies.hpp"
+#include "cache/trace_file.hpp"
 #include "driver/stack_registry.hpp"
 #include "stack/ladder.hpp"
 
@@ -35,8 +36,7 @@ void validate_disk(const RunConfig& c) {
   cache::with_policy(c.cache_policy, [](auto) { return 0; });  // throws naming the allowed policies
   if (!(c.pool_fraction > 0 && c.pool_fraction <= 1))
     throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + std::to_string(c.pool_fraction));
-  if (c.trace_format != "txt" && c.trace_format != "oracle_general")
-    throw std::invalid_argument("trace_format: invalid value '" + c.trace_format + "' (allowed: txt, oracle_general)");
+  cache::parse_trace_format(c.trace_format);  // throws naming the allowed formats
   if (c.stack != "disk") {
     if (!c.trace_path.empty()) throw std::invalid_argument("trace_path: only the disk stack records traces");
     return;

@@ -109,7 +109,7 @@ const std::array<RunField, 20> kRunFields = {{
     {"trace_path", FieldType::kText, "E5: record the page reference string here (one terminal)",
      [](RunConfig& c, const FieldValue& v) { c.trace_path = text_of("trace_path", v); },
      [](const RunConfig& c) { return FieldValue{c.trace_path}; }},
-    {"trace_format", FieldType::kText, "E5: txt (one id per line) or oracle_general",
+    {"trace_format", FieldType::kText, "E5: txt (one id per line), csv (id,size) or oracle_general",
      [](RunConfig& c, const FieldValue& v) { c.trace_format = text_of("trace_format", v); },
      [](const RunConfig& c) { return FieldValue{c.trace_format}; }},
     {"terminals", FieldType::kUnsigned, "terminals (threads) running transactions at once",

@@ -1,0 +1,74 @@
+"""E5's workflow scripts on real (tiny) runs: the throughput table's CIs and
+lock-wait columns, the scale table's `fraction_of` and fill-corrected hit
+ratio, every claim of the criteria file evaluated, and both figures drawn."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dbrepro import fifo_cache
+from dbrepro.records import write_record
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+sys.path.insert(0, str(REPO / "figures"))
+
+TINY = {"transactions": 150, "seed": 4, "progress": False}
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """Timed-grid records (two repeats of lru and soqol at 1 and 2 terminals) and scale records (1 warehouse)."""
+    folder = tmp_path_factory.mktemp("fifo_scripts")
+    runs, scale = [], []
+    for repeat in (1, 2):
+        for policy in ("lru", "soqol"):
+            for terminals in (1, 2):
+                extra = {"terminals": terminals} if terminals > 1 else {}
+                path = folder / f"r{repeat}_{policy}_t{terminals}.json"
+                write_record(fifo_cache.run(policy, 0.1, warehouses=1, **TINY, **extra), path)
+                runs.append(path)
+    for policy in ("lru", "soqol"):
+        path = folder / f"scale_{policy}.json"
+        write_record(fifo_cache.run(policy, 0.1, warehouses=1, check_consistency=False, **TINY), path)
+        scale.append(path)
+    return folder, runs, scale
+
+
+def test_tables_claims_and_figures(records):
+    import fifo_cache_claims
+    import fifo_cache_hit_ratio
+    import fifo_cache_nopm
+    import fifo_cache_table
+
+    folder, runs, scale = records
+    table = fifo_cache_table.main(folder / "throughput.csv", runs)
+    assert sorted(zip(table["cache_policy"], table["terminals"])) == [("lru", 1), ("lru", 2), ("soqol", 1), ("soqol", 2)]
+    assert (table["repeats"] == 2).all()
+    assert ((table["nopm_ci_low"] <= table["nopm_median"]) & (table["nopm_median"] <= table["nopm_ci_high"])).all()
+    soqol = table[table["cache_policy"] == "soqol"]
+    assert (soqol["hit_locks"] == 0).all() and (soqol["hit_lock_waits"] == 0).all()
+    assert (soqol["hit_lock_wait_pct"] == 0).all() and (soqol["cold_writes_per_txn"] > 0).all()
+    lru = table[table["cache_policy"] == "lru"]
+    assert (lru["hit_locks"] == lru["pool_hits"]).all() and (lru["cold_writes_per_txn"] == 0).all()
+
+    scaled = fifo_cache_table.scale_main(folder / "scale.csv", scale)
+    assert set(scaled["fraction_of"]) == {"database pages"}
+    assert (scaled["hit_ratio_after_fill"] > scaled["hit_ratio"]).all()
+
+    claims = fifo_cache_claims.main(REPO / "workflows" / "data" / "fifo_cache_paper.yaml", folder / "claims.csv",
+                                    folder / "claims.md", runs, scale_paths=scale)
+    assert len(claims) == 7
+    by_id = pd.read_csv(folder / "claims.csv")
+    assert len(by_id) == 7 and set(by_id["reproduced"]) <= {"yes", "no", "inconclusive"}
+    # Fewer than 5 repeats: the timed claims cannot be decided; one warehouse count: no growth to judge.
+    assert (claims.set_index("claim").loc[lambda f: f["repeats"] == 2, "reproduced"] == "inconclusive").all()
+
+    paper = REPO / "workflows" / "data" / "fifo_cache_paper.yaml"
+    for module, source, name in ((fifo_cache_nopm, "throughput.csv", "nopm"), (fifo_cache_hit_ratio, "scale.csv", "hit")):
+        out = folder / f"{name}.png"
+        assert module.main([str(folder / source), str(paper), str(out)]) == 0
+        assert out.read_bytes()[:4] == b"\x89PNG"
