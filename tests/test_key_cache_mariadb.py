@@ -260,6 +260,17 @@ def test_tables_from_fixture_records(scripts, tmp_path):
     assert {"points", "segments", "source", "1", "4"} <= set(relative.columns)
 
 
+def test_figure_from_fixture_gains(scripts, tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO))
+    from figures.key_cache_mariadb import main
+
+    gains = scripts.gains_table(kcm_frame(write_fixture_runs(tmp_path)), model_throughput(), yaml.safe_load(
+        (REPO / "workflows" / "data" / "key_cache_paper.yaml").read_text()))
+    gains.to_csv(tmp_path / "gains.csv", index=False)
+    assert main([str(tmp_path / "gains.csv"), str(tmp_path / "f.png"), str(tmp_path / "f.pdf")]) == 0
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG" and (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"
+
+
 def test_fewer_repeats_give_no_interval(scripts, tmp_path):
     runs = kcm_frame(write_fixture_runs(tmp_path, repeats=3))
     gains = scripts.gains_table(runs, model_throughput(), yaml.safe_load(

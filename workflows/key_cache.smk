@@ -6,7 +6,7 @@
 #   runs      results/raw/key_cache/rep{rep}/seg{segments}.json (timed; every threads x P cell)
 #   tables    results/tables/key_cache/{throughput,relative,mutex_waits,claims}.csv, claims.md
 #   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
-#   figures   results/figures/key_cache/{heatmap,relative}.{png,pdf}
+#   figures   results/figures/key_cache/{heatmap,relative,mariadb}.{png,pdf} (mariadb: where it runs)
 #
 # The article's numbers: workflows/data/key_cache_paper.yaml (their one source).
 
@@ -35,6 +35,8 @@ KCM_RUN = raw_path(KC_STUDY, "mariadb")
 KCM_REPEATS = list(range(1, (KCM["repeats"] or config["repeats"]) + 1))
 KCM_RUNS = expand(KCM_RUN, rep=KCM_REPEATS) if KCM_ON else []
 KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "relative")] if KCM_ON else []
+if KCM_ON:
+    KC_FIGURES["mariadb"] = ("key_cache_mariadb.py", "mariadb_gains")
 
 
 KC_TARGETS = [
@@ -209,9 +211,10 @@ rule key_cache_figure:
 
 
 rule key_cache_mariadb:
-    """The real MariaDB beside the model and the article: its tables and the study's claims."""
+    """The real MariaDB beside the model and the article: its tables, its figure and the study's claims."""
     input:
         KCM_TABLES,
+        [figure_paths(KC_STUDY, "mariadb")["png"]] if KCM_ON else [],
         kc_table("claims"),
     localrule: True
 
