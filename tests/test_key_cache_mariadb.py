@@ -369,3 +369,42 @@ def test_real_server_runs_the_grid_and_leaves_nothing(tmp_path):
     assert "MariaDB" in result.extra["software"]["mariadb"] and "1.0" in result.extra["software"]["sysbench"]
     assert _runtime_dirs() == before
     assert not (tmp_path / "datadir" / "mysqld.pid").exists()
+
+
+def _servers_on(datadir: Path) -> list[int]:
+    """Processes whose command line names this datadir (a private server still running on it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if f"--datadir={datadir}" in cmdline and "mariadbd" in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(missing_tools()), reason=f"needs {', '.join(missing_tools())}: "
+                    "env/install-system-deps.sh --mariadb")
+def test_sigterm_mid_run_stops_the_real_server(tmp_path):
+    import subprocess
+    import time
+
+    datadir = (tmp_path / "datadir").resolve()
+    (tmp_path / "table.json").write_text(json.dumps(kcm.prepare(datadir, rows=2000)))
+    before = _runtime_dirs()
+    job = subprocess.Popen([sys.executable, "-m", "dbrepro.key_cache_mariadb", "run", "--datadir", str(datadir),
+                            "--table", str(tmp_path / "table.json"), "--threads", "2", "--segments", "0,8",
+                            "--seconds", "30", "--warmup-seconds", "0", "--out", str(tmp_path / "run.json")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not _servers_on(datadir) and time.monotonic() < deadline and job.poll() is None:
+        time.sleep(0.2)
+    assert _servers_on(datadir), job.communicate()
+    job.send_signal(signal.SIGTERM)  # what Snakemake sends a job it cancels
+    out, err = job.communicate(timeout=120)
+    assert job.returncode == 130, (out, err)
+    assert "interrupted" in err and not (tmp_path / "run.json").exists()
+    assert _servers_on(datadir) == [] and _runtime_dirs() == before
