@@ -209,7 +209,6 @@ rule key_cache_figure:
 # inconclusive with the profile's skip_reason. Its settings: KCM, at the top.
 
 
-
 rule key_cache_mariadb:
     """The real MariaDB beside the model and the article: its tables, its figure and the study's claims."""
     input:
