@@ -120,6 +120,16 @@ def test_server_needs_a_datadir(tmp_path):
         PrivateServer(tmp_path / "missing", mariadbd="/bin/false").start()
 
 
+def test_tools_check_names_what_is_missing(monkeypatch, tmp_path, capsys):
+    import dbrepro.mariadb_server as server_module
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: nothing on PATH
+    monkeypatch.setattr(server_module, "_SEARCH", {name: [str(tmp_path / name)] for name in server_module._SEARCH})
+    assert missing_tools() == ["mariadbd", "mariadb-install-db", "mariadb", "sysbench"]
+    assert kcm.main(["tools"]) == 1  # the workflow then runs env/install-system-deps.sh --mariadb
+    assert "not installed: mariadbd, mariadb-install-db, mariadb, sysbench" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------
 # Settings and sysbench's report
 

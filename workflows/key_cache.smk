@@ -219,7 +219,8 @@ rule key_cache_mariadb:
 
 
 rule key_cache_mariadb_table:
-    """A fresh datadir with sysbench's sbtest1 as MyISAM, loaded by a private server (stopped after)."""
+    """A fresh datadir with sysbench's sbtest1 as MyISAM, loaded by a private server (stopped after).
+    MariaDB and sysbench are installed first where they are missing (env/install-system-deps.sh --mariadb)."""
     output:
         table=KCM_TABLE,
         datadir=directory(KCM_DATADIR),
@@ -231,7 +232,8 @@ rule key_cache_mariadb_table:
         seed=KCM["seed"],
     threads: 1
     shell:
-        "{params.install:q} --mariadb > {log:q} 2>&1 && {PYTHON} -m dbrepro.key_cache_mariadb prepare"
+        "({PYTHON} -m dbrepro.key_cache_mariadb tools || {params.install:q} --mariadb) > {log:q} 2>&1"
+        " && {PYTHON} -m dbrepro.key_cache_mariadb prepare"
         " --datadir {output.datadir:q} --rows {params.rows} --seed {params.seed} --out {output.table:q} >> {log:q} 2>&1"
 
 

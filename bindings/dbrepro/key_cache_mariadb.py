@@ -14,6 +14,7 @@ Key_reads of the run (Key_reads 0: the index stayed in the cache), the server's
 CPU time and context switches, sysbench's CPU time, the load average, and the
 MariaDB and sysbench versions.
 
+    python -m dbrepro.key_cache_mariadb tools      # exit 1 naming what is not installed
     python -m dbrepro.key_cache_mariadb prepare --datadir DIR --rows N [--seed 303] --out DIR/table.json
     python -m dbrepro.key_cache_mariadb run --datadir DIR --table DIR/table.json --threads 1,4 --points 10 \\
         --segments 0,32,64 --seconds 2 --warmup-seconds 1 --repeat 1 --out FILE.json
@@ -36,7 +37,7 @@ from typing import Any, Sequence
 
 from . import key_cache, provenance
 from .key_cache import _list_arg, _Parser
-from .mariadb_server import PrivateServer, ServerError, ToolMissing, tools
+from .mariadb_server import PrivateServer, ServerError, ToolMissing, missing_tools, tools
 from .result import RunResult
 from .tpcc import ConfigError, _integer
 
@@ -325,6 +326,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m dbrepro.key_cache_mariadb",
                      description="E2's real system: MariaDB's MyISAM key cache under sysbench select_random_points.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands.add_parser("tools", help="exit 0 if mariadbd, mariadb-install-db, mariadb and sysbench are installed")
     prep = commands.add_parser("prepare", help="a fresh datadir with sbtest1 loaded as MyISAM")
     prep.add_argument("--datadir", required=True)
     prep.add_argument("--rows", type=int, required=True)
@@ -359,6 +361,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     prog = "python -m dbrepro.key_cache_mariadb"
+    if args.command == "tools":
+        missing = missing_tools()
+        if missing:
+            print(f"{prog}: not installed: {', '.join(missing)}", file=sys.stderr)
+            return 1
+        print("\n".join(f"{name}: {path}" for name, path in tools().items()))
+        return 0
     _stop_on_sigterm()
     try:
         _check_writable(args.out)  # fail now, not after the runs
