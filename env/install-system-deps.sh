@@ -29,6 +29,17 @@ if [ "${1:-}" = "--docker" ]; then
   command -v debootstrap >/dev/null || need+=(debootstrap)
 fi
 
+# Optional (`--mariadb`, run by E2's key_cache_mariadb rules): the real
+# MariaDB server (MyISAM with key_cache_segments), its command-line client and
+# sysbench (select_random_points.lua), to run beside the model. The -core
+# packages hold only the binaries: no system service is installed or started;
+# the workflow runs a private server from its own datadir and socket.
+if [ "${1:-}" = "--mariadb" ]; then
+  [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null || need+=(mariadb-server-core)
+  command -v mariadb >/dev/null || need+=(mariadb-client-core)
+  command -v sysbench >/dev/null || need+=(sysbench)
+fi
+
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

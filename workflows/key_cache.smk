@@ -5,7 +5,8 @@
 #   table     results/tmp/key_cache/sbtest/sbtest.{MYD,MYI}  (built once, read by every run)
 #   runs      results/raw/key_cache/rep{rep}/seg{segments}.json (timed; every threads x P cell)
 #   tables    results/tables/key_cache/{throughput,relative,mutex_waits,claims}.csv, claims.md
-#   figures   results/figures/key_cache/{heatmap,relative}.{png,pdf}
+#   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
+#   figures   results/figures/key_cache/{heatmap,relative,mariadb}.{png,pdf} (mariadb: where it runs)
 #
 # The article's numbers: workflows/data/key_cache_paper.yaml (their one source).
 
@@ -24,10 +25,25 @@ def kc_table(name):
     return table_path(KC_STUDY, name)
 
 
+# The real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file).
+KCM = KC["mariadb"]
+KCM_ON = bool(KCM["enabled"])
+KCM_DIR = f"results/tmp/{KC_STUDY}/mariadb"
+KCM_DATADIR = f"{KCM_DIR}/datadir"
+KCM_TABLE = f"{KCM_DIR}/table.json"
+KCM_RUN = raw_path(KC_STUDY, "mariadb")
+KCM_REPEATS = list(range(1, (KCM["repeats"] or config["repeats"]) + 1))
+KCM_RUNS = expand(KCM_RUN, rep=KCM_REPEATS) if KCM_ON else []
+KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "relative")] if KCM_ON else []
+if KCM_ON:
+    KC_FIGURES["mariadb"] = ("key_cache_mariadb.py", "mariadb_gains")
+
+
 KC_TARGETS = [
     *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "claims")),
     f"results/tables/{KC_STUDY}/claims.md",
     *(path for name in KC_FIGURES for path in figure_paths(KC_STUDY, name).values()),
+    *KCM_TABLES,
 ]
 STUDY_TARGETS.extend(KC_TARGETS)
 
@@ -142,6 +158,7 @@ rule key_cache_claims:
     """The article's findings against ours: criteria from workflows/claims/key_cache.yaml, each cell's repeats the samples."""
     input:
         runs=expand(KC_RUN, rep=KC_REPEATS, **KC_GRID),
+        mariadb_runs=KCM_RUNS,
         paper=KC_PAPER,
         criteria=claims_criteria(KC_STUDY),
     output:
@@ -149,6 +166,8 @@ rule key_cache_claims:
         md=f"results/tables/{KC_STUDY}/claims.md",
     log:
         log_path(KC_STUDY, "claims"),
+    params:
+        mariadb_skipped="" if KCM_ON else (KCM["skip_reason"] or "key_cache.mariadb.enabled is false"),
     localrule: True
     script:
         "scripts/key_cache_claims.py"
@@ -175,3 +194,91 @@ rule key_cache_figure:
     localrule: True
     shell:
         "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
+
+
+# ---------------------------------------------------------------------------
+# The real system beside the model: MariaDB's own MyISAM key cache, a private
+# server per repeat (dbrepro.key_cache_mariadb; its own datadir and socket,
+# never the system service), sysbench's select_random_points.
+#
+#   datadir   results/tmp/key_cache/mariadb/datadir (+ table.json), sbtest1 as MyISAM
+#   runs      results/raw/key_cache/rep{rep}/mariadb.json (timed; every cell, segments interleaved per cell)
+#   tables    results/tables/key_cache/mariadb_{throughput,gains,relative}.csv; its claims in claims.csv
+#
+# Off in a profile (key_cache.mariadb.enabled: false), its claims read
+# inconclusive with the profile's skip_reason. Its settings: KCM, at the top.
+
+
+rule key_cache_mariadb:
+    """The real MariaDB beside the model and the article: its tables, its figure and the study's claims."""
+    input:
+        KCM_TABLES,
+        [figure_paths(KC_STUDY, "mariadb")["png"]] if KCM_ON else [],
+        kc_table("claims"),
+    localrule: True
+
+
+rule key_cache_mariadb_table:
+    """A fresh datadir with sysbench's sbtest1 as MyISAM, loaded by a private server (stopped after).
+    MariaDB and sysbench are installed first where they are missing (env/install-system-deps.sh --mariadb)."""
+    output:
+        table=KCM_TABLE,
+        datadir=directory(KCM_DATADIR),
+    log:
+        log_path(KC_STUDY, "mariadb_table"),
+    params:
+        install=repo_file("env", "install-system-deps.sh"),
+        rows=KCM["rows"],
+        seed=KCM["seed"],
+    threads: 1
+    shell:
+        "({PYTHON} -m dbrepro.key_cache_mariadb tools || {params.install:q} --mariadb) > {log:q} 2>&1"
+        " && {PYTHON} -m dbrepro.key_cache_mariadb prepare"
+        " --datadir {output.datadir:q} --rows {params.rows} --seed {params.seed} --out {output.table:q} >> {log:q} 2>&1"
+
+
+rule key_cache_mariadb_run:
+    """One repeat of the real system's grid on a private server: in every (P, threads) cell each
+    key_cache_segments value in turn (the order rotates by one per repeat). Timed: claims every core."""
+    input:
+        after_previous_repeat(KCM_RUN, {}),
+        table=KCM_TABLE,
+    output:
+        record=KCM_RUN,
+    log:
+        log_path(KC_STUDY, "runs/rep{rep}/mariadb"),
+    params:
+        datadir=KCM_DATADIR,
+        threads=",".join(map(str, KCM["threads"])),
+        points=",".join(map(str, KCM["points"])),
+        segments=",".join(map(str, KCM["segments"])),
+        seconds=KCM["seconds"],
+        warmup=KCM["warmup_seconds"],
+        buffer=KCM["key_buffer_bytes"],
+        seed=KCM["seed"],
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{PYTHON} -m dbrepro.key_cache_mariadb run --datadir {params.datadir:q} --table {input.table:q}"
+        " --threads {params.threads} --points {params.points} --segments {params.segments}"
+        " --seconds {params.seconds} --warmup-seconds {params.warmup} --key-buffer-bytes {params.buffer}"
+        " --seed {params.seed} --repeat {wildcards.rep} --out {output.record:q} > {log:q} 2>&1"
+
+
+rule key_cache_mariadb_tables:
+    """The real system's throughput per cell, its gains with bootstrap CIs, and the article's
+    relative table with the real system, the model, pitbull and perro side by side."""
+    input:
+        runs=KCM_RUNS,
+        model=kc_table("throughput"),
+        paper=KC_PAPER,
+    output:
+        throughput=kc_table("mariadb_throughput"),
+        gains=kc_table("mariadb_gains"),
+        relative=kc_table("mariadb_relative"),
+    log:
+        log_path(KC_STUDY, "mariadb_tables"),
+    localrule: True
+    script:
+        "scripts/key_cache_mariadb_tables.py"

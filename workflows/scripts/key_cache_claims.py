@@ -3,10 +3,13 @@ theirs, and whether ours reproduces it by the criterion written in
 workflows/claims/key_cache.yaml (the only place the criteria live).
 
 Every claim is timed: each cell's repeats (the raw runs) are the bootstrap's
-samples. Writes claims.csv (claims_common.CLAIM_COLUMNS) and claims.md.
+samples. The claims named mariadb_* put the real MariaDB (records of
+`python -m dbrepro.key_cache_mariadb run`, one row per sysbench run) beside the
+article and the model; a profile that does not run it leaves them inconclusive
+with its reason. Writes claims.csv (claims_common.CLAIM_COLUMNS) and claims.md.
 
 Run by Snakemake (rule key_cache_claims), or by hand:
-    python workflows/scripts/key_cache_claims.py paper.yaml claims.csv claims.md RUN.json...
+    python workflows/scripts/key_cache_claims.py paper.yaml claims.csv claims.md RUN.json... [--mariadb RUN.json...]
 """
 
 import argparse
@@ -137,30 +140,126 @@ def mutex_waits_fall(r: Runs, c: cc.Criterion) -> ClaimResult:
     return ClaimResult(c, ours, outcome)
 
 
-def claims(runs: pd.DataFrame, paper, criteria: cc.Criteria) -> list[ClaimResult]:
+# ---------------------------------------------------------------------------
+# The real MariaDB beside the model (records of `python -m dbrepro.key_cache_mariadb run`,
+# one row per sysbench run: the same columns the model's claims read, so Runs serves both).
+
+
+def _server_per_query(m: Runs, segments: int, threads: int, column: str) -> float:
+    r = m.runs
+    cell = r[(r["segments"] == segments) & (r["threads"] == threads) & (r["points"] == m.points)]
+    queries = cell["queries"].where(cell["queries"] > 0)
+    return float((cell[column] / queries).median()) if len(cell) else math.nan
+
+
+def server_measurements(m: Runs, threads: int) -> str:
+    """What the server did per query at this thread count, off and with the most segments: the measured why."""
+    most = m.article_segments[-1]
+    r = m.runs[(m.runs["threads"] == threads) & (m.runs["points"] == m.points)]
+    share = (r["server_cpu_seconds"] / (r["wall_seconds"] * r["cpu_count"])).median()
+    return (f"server CPU {1e6 * _server_per_query(m, common.OFF, threads, 'server_cpu_seconds'):.0f} us/query off, "
+            f"{1e6 * _server_per_query(m, most, threads, 'server_cpu_seconds'):.0f} with {most} segments; involuntary "
+            f"context switches {_server_per_query(m, common.OFF, threads, 'server_involuntary_switches'):.3f}/query off, "
+            f"{_server_per_query(m, most, threads, 'server_involuntary_switches'):.3f} with {most}; the server used "
+            f"{100 * share:.0f}% of the {m.hardware_threads} hardware threads; load average {r['loadavg_1m'].median():.1f}")
+
+
+def mariadb_skipped(c: cc.Criterion, reason: str) -> ClaimResult:
+    return ClaimResult(c, "not run", cc.inconclusive(f"the real MariaDB was not run: {reason}"))
+
+
+def mariadb_segments_help(m: Runs, c: cc.Criterion) -> list[ClaimResult]:
+    results = []
+    for threads in [t for t in m.threads if t > 1]:
+        outcomes = {s: cc.evaluate_medians(m.samples(s, threads), m.samples(common.OFF, threads), c)
+                    for s in m.article_segments}
+        gains = ", ".join(f"{s} segments {pct(o.value)}{cc.interval(o, 1, '%')}" for s, o in outcomes.items())
+        result = ClaimResult(c, f"P={m.points}: {gains}", cc.combine(list(outcomes.values())),
+                             variant=f"{threads} threads")
+        if result.outcome.reproduced != "yes":
+            result.why = server_measurements(m, threads)
+        results.append(result)
+    return results or [ClaimResult(c, "no thread count above 1 run", cc.inconclusive("only 1 thread was run"))]
+
+
+def mariadb_gain_grows(m: Runs, c: cc.Criterion) -> ClaimResult:
+    result = gain_grows_with_threads(m, c)
+    if result.outcome.reproduced != "yes" and m.threads:
+        result.why = f"at {m.threads[-1]} threads: {server_measurements(m, m.threads[-1])}"
+    return result
+
+
+def _gain_difference(model_on, model_off, real_on, real_off, axis=-1):
+    """The model's gain minus the real system's, in percentage points."""
+    def gain(on, off):
+        return 100.0 * (np.median(on, axis=axis) / np.median(off, axis=axis) - 1.0)
+
+    return gain(model_on, model_off) - gain(real_on, real_off)
+
+
+def mariadb_model_agrees(model: Runs, m: Runs, c: cc.Criterion) -> list[ClaimResult]:
+    if model.points != m.points:
+        return [ClaimResult(c, f"the model ran P={model.points}, the real system P={m.points}",
+                            cc.inconclusive("no P run by both"))]
+    results = []
+    for threads in [t for t in m.threads if t in model.threads]:
+        outcomes = {}
+        for s in [s for s in m.article_segments if s in model.article_segments]:
+            samples = [model.samples(s, threads), model.samples(common.OFF, threads), m.samples(s, threads),
+                       m.samples(common.OFF, threads)]
+            outcomes[s] = cc.evaluate_statistic(samples, _gain_difference, c.band, int(c.min_repeats))
+        if not outcomes:
+            continue
+        ours = ", ".join(f"{s} segments: model - MariaDB {o.value:+.1f} points{cc.interval(o, 1)}"
+                         for s, o in outcomes.items())
+        results.append(ClaimResult(c, f"P={m.points}: {ours}", cc.combine(list(outcomes.values())),
+                                   variant=f"{threads} thread{'' if threads == 1 else 's'}"))
+    return results or [ClaimResult(c, "no thread count run by both", cc.inconclusive("no common thread count"))]
+
+
+def mariadb_claims(model: Runs, mariadb: pd.DataFrame | None, k, skipped: str) -> list[ClaimResult]:
+    ids = ("mariadb_one_thread_small_loss", "mariadb_segments_help", "mariadb_gain_grows_with_threads",
+           "mariadb_model_agrees")
+    if mariadb is None or not len(mariadb):
+        return [mariadb_skipped(k[name], skipped or "no records of the real MariaDB") for name in ids]
+    m = Runs(mariadb, model.paper)
+    return [one_thread_small_loss(m, k["mariadb_one_thread_small_loss"]),
+            *mariadb_segments_help(m, k["mariadb_segments_help"]),
+            mariadb_gain_grows(m, k["mariadb_gain_grows_with_threads"]),
+            *mariadb_model_agrees(model, m, k["mariadb_model_agrees"])]
+
+
+def claims(runs: pd.DataFrame, paper, criteria: cc.Criteria, mariadb: pd.DataFrame | None = None,
+           mariadb_skipped_reason: str = "") -> list[ClaimResult]:
     r = Runs(runs, paper)
     k = criteria.claims
     return [one_thread_small_loss(r, k["one_thread_small_loss"]), gain_grows_with_threads(r, k["gain_grows_with_threads"]),
-            gain_follows_hardware(r, k["gain_follows_hardware"]), mutex_waits_fall(r, k["mutex_waits_fall"])]
+            gain_follows_hardware(r, k["gain_follows_hardware"]), mutex_waits_fall(r, k["mutex_waits_fall"]),
+            *mariadb_claims(r, mariadb, k, mariadb_skipped_reason)]
 
 
-def main(paper_path, csv_path, md_path, run_paths, criteria_path=None) -> pd.DataFrame:
-    from dbrepro import key_cache  # noqa: F401 (registers the key_cache table rows)
+def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_paths=(),
+         mariadb_skipped_reason="") -> pd.DataFrame:
+    from dbrepro import key_cache, key_cache_mariadb  # noqa: F401 (register the table rows)
     from dbrepro.records import load_runs
 
     criteria = cc.load_criteria(criteria_path or "key_cache")
-    found = claims(load_runs(run_paths), common.load_paper(paper_path), criteria)
+    mariadb = load_runs(mariadb_paths) if mariadb_paths else None
+    found = claims(load_runs(run_paths), common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason)
     return cc.write_claims(found, criteria, csv_path, md_path)
 
 
 if "snakemake" in globals():
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
-                      list(i.runs), i.criteria)
+                      list(i.runs), i.criteria, list(i.mariadb_runs), snakemake.params.mariadb_skipped)  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("paper", "csv", "md"):
         parser.add_argument(name)
     parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.key_cache run` (JSON)")
+    parser.add_argument("--mariadb", nargs="*", default=[],
+                        help="records of `python -m dbrepro.key_cache_mariadb run` (JSON), the real system")
     a = parser.parse_args()
-    print(main(a.paper, a.csv, a.md, a.runs).to_string(index=False))
+    print(main(a.paper, a.csv, a.md, a.runs, mariadb_paths=a.mariadb,
+               mariadb_skipped_reason="" if a.mariadb else "no --mariadb records given").to_string(index=False))
