@@ -164,7 +164,7 @@ TEST(Ladder, EachStepRemovesExactlyItsComponent) {
   const std::map<std::string, std::string> full = {
       {"key_compare", "generic"},         {"disk_log", "flush at commit"}, {"main_log", "write-ahead log"},
       {"lsn", "page LSNs"},               {"locking", "lock manager"},     {"latching", "latching"},
-      {"directory", "catalog lookup per access"}, {"page_access", "buffer pool"},
+      {"directory", "directory per transaction"}, {"page_access", "buffer pool"},
       {"sessions", "per-transaction sessions"}};
   const std::map<std::string, std::string> step0(steps[0].begin(), steps[0].end());
   EXPECT_EQ(step0, full) << "step 0 is the full stack";

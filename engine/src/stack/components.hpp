@@ -43,9 +43,12 @@ struct LockingOff {
   using type = NoLockManager;
 };
 
-// Directory lookups: per operation through the catalog, or one cache.
-struct DirectoryPerLookup {
-  static constexpr const char* kName = "catalog lookup per access";
+// Directory lookups: a store's handle found through the volume's directory
+// once per transaction and then in the transaction's own cache, as Shore's
+// dir_m does (catalog/store_directory.hpp); or, removed, one cache for all
+// transactions (each table keeps its handle).
+struct DirectoryPerTransaction {
+  static constexpr const char* kName = "directory per transaction";
   static constexpr bool kCached = false;
 };
 struct DirectoryCached {
