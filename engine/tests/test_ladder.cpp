@@ -109,8 +109,12 @@ TEST_P(EveryStack, PaperMixCommitsAndIsConsistent) {
   EXPECT_TRUE(r.consistent());
   EXPECT_GT(r.elapsed_seconds, 0.0);
   EXPECT_GT(r.database_bytes, 100u << 20) << "a loaded warehouse is ~100 MB or more";
-  if (r.step != kOptimalStep) {
+  if (r.step >= 0 && r.step < 9) {
     EXPECT_EQ(r.database_bytes, r.database_pages * r.config.page_size);
+  } else if (r.step != kOptimalStep) {
+    // Steps 9, 10 and the bare stack ("page access" removed): B-tree nodes
+    // on pages, records in malloc'd blocks.
+    EXPECT_GT(r.database_bytes, r.database_pages * r.config.page_size);
   } else {
     EXPECT_EQ(r.database_pages, 0u) << "the optimal kernel has no pages";
   }

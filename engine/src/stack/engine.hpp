@@ -27,7 +27,6 @@
 #include "catalog/store_directory.hpp"
 #include "measure/meter.hpp"
 #include "stack/components.hpp"
-#include "storage/heap_file.hpp"
 #include "tpcc/schema.hpp"
 
 namespace dbrepro {
@@ -46,7 +45,7 @@ class Engine {
   using KeyCompare = typename S::KeyCompare;
   using Latching = typename S::Latching;
   using Pages = typename S::Pages;
-  using Heap = HeapFile<Pages, Latching>;
+  using Heap = typename S::Records;
   using Index = BTree<KeyCompare, Pages, typename S::LsnPolicy>;
   using Directory = Catalog<Heap, Index>;
   using Entry = typename Directory::Entry;
@@ -73,7 +72,14 @@ class Engine {
 
   Pages& pages() { return pages_; }
   size_t database_pages() const { return pages_.page_count(); }
-  size_t database_bytes() const { return pages_.bytes(); }
+  // The pages, and record bytes kept outside them (malloc'd records).
+  size_t database_bytes() const {
+    size_t total = pages_.bytes();
+    catalog_.for_each([&](const Entry& entry) {
+      if (entry.heap) total += entry.heap->bytes_outside_pages();
+    });
+    return total;
+  }
   Directory& catalog() { return catalog_; }
   Meter& meter() { return meter_; }
   const typename S::Log& log() const { return log_; }
