@@ -169,7 +169,7 @@ def test_smoke_profile_end_to_end(smoke_run):
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
 
-    claims = check_claims_table(tables / "claims.csv", "looking_glass", claims=16)
+    claims = check_claims_table(tables / "claims.csv", "looking_glass", claims=35)
     # Two repeats in smoke: the timed (throughput) claims are inconclusive, never yes or no.
     timed = claims[claims["repeats"].notna()]
     assert len(timed) == 3 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {2}
@@ -308,7 +308,7 @@ def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
                  ).to_csv(tmp_path / "ladder.csv", index=False)
     tables = claims_script.load_tables(*(tmp_path / f"{name}.csv" for name in TABLES[:-1]), paper)
     frame = claims_script.main(tables, tmp_path / "claims.csv", tmp_path / "claims.md", "test")
-    table = check_claims_table(tmp_path / "claims.csv", "looking_glass", claims=16)
+    table = check_claims_table(tmp_path / "claims.csv", "looking_glass", claims=35)
     by_claim = frame.set_index("claim")
     # No raw runs given: every throughput claim is inconclusive, saying why.
     speedups = [c for c in by_claim.index if "faster" in c]
@@ -320,7 +320,7 @@ def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
     assert all(by_claim.at[c, "reproduced"] == "inconclusive" for c in cycles)
     # Counts compare exactly: every count claim is yes or no.
     counted = table[table["repeats"].isna() & ~table["claim"].isin(speedups + cycles)]
-    assert len(counted) == 11 and set(counted["reproduced"]) <= {"yes", "no"}
+    assert len(counted) == 28 and set(counted["reproduced"]) <= {"yes", "no"}
     markdown = (tmp_path / "claims.md").read_text()
     why = markdown.split("## Not reproduced or inconclusive")[1]
     # One computed sentence per claim not reproduced.

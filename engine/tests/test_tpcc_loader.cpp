@@ -685,7 +685,10 @@ TEST_F(TpccLoader, SameSeedSameDatabaseOnTheLadder) {
     EXPECT_EQ(logical_checksum(full.db), reference) << "step 0 loaded another database";
     const auto checks = check_consistency(full.db);
     for (const ConsistencyCheck& c : checks) EXPECT_TRUE(c.passed) << c.condition << ": " << c.detail;
-    EXPECT_EQ(full.engine.database_pages(), w1().engine.database_pages()) << "same pages, another page manager";
+    // Step 0 keeps its records on slotted pages (with Shore's record tags)
+    // and has a directory B-tree; the bare engine keeps records in malloc'd
+    // blocks (E1's "page access" switch removed): its pages are B-tree nodes.
+    EXPECT_GT(full.engine.database_pages(), w1().engine.database_pages()) << "records on pages at step 0 only";
   }
   {
     Loaded<Engine<Step10>> direct(1, 1, 32768);

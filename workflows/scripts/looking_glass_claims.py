@@ -73,14 +73,20 @@ class Tables:
         by_step = frame.pivot_table(index="phase", columns="step", values="instructions", aggfunc="sum")
         return (by_step[after_step] - by_step[before_step]).sort_values()
 
-    def tps_samples(self, step) -> pd.Series:
-        return self.runs.loc[self.runs["step"] == step, "throughput_tps"].astype(float)
+    def tps_samples(self, step, column: str = "throughput_tps") -> pd.Series:
+        """Per-run throughput of a step: wall time (throughput_tps) or CPU time (cpu_tps)."""
+        if column not in self.runs.columns:
+            return pd.Series(dtype=float)
+        return self.runs.loc[self.runs["step"] == step, column].astype(float)
 
-    def tps(self, step) -> float:
-        samples = self.tps_samples(step)
+    def tps(self, step, column: str = "throughput_tps") -> float:
+        samples = self.tps_samples(step, column)
         if len(samples):
             return float(samples.median())
-        return float(self.ladder.at[step, "tps_median"]) if step in self.ladder.index else math.nan
+        median = {"throughput_tps": "tps_median", "cpu_tps": "cpu_tps_median"}[column]
+        if step in self.ladder.index and median in self.ladder.columns:
+            return float(self.ladder.at[step, median])
+        return math.nan
 
     def theirs_tps(self, step) -> float:
         entry = common.paper_tps(self.paper).get(step)
@@ -176,15 +182,17 @@ def new_order_to_payment(t: Tables, c: cc.Criterion) -> ClaimResult:
                        cc.evaluate_count(ours, c.band))
 
 
-def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int) -> ClaimResult:
-    fast_runs, slow_runs = t.tps_samples(fast), t.tps_samples(slow)
+def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int, column: str = "throughput_tps") -> ClaimResult:
+    """Ratio of median throughputs: wall time (throughput_tps) or per CPU-second (cpu_tps)."""
+    fast_runs, slow_runs = t.tps_samples(fast, column), t.tps_samples(slow, column)
     if fast_runs.empty or slow_runs.empty:
         missing = [s for s, r in ((slow, slow_runs), (fast, fast_runs)) if r.empty]
         outcome = cc.inconclusive(f"step(s) {', '.join(map(str, missing))} not run: both must be in the "
                                   "profile's looking_glass.ladder.steps")
         return ClaimResult(c, "not measured", outcome)
     outcome = cc.evaluate_medians(fast_runs, slow_runs, c)
-    result = ClaimResult(c, f"{ratio(outcome.value)} ({count(t.tps(fast))} / {count(t.tps(slow))} tps)"
+    unit = "tps" if column == "throughput_tps" else "txn per CPU-second"
+    result = ClaimResult(c, f"{ratio(outcome.value)} ({count(t.tps(fast, column))} / {count(t.tps(slow, column))} {unit})"
                             f"{cc.interval(outcome, 2, 'x')}", outcome)
     if outcome.reproduced == "no":
         instructions = t.mix_instructions(slow) / t.mix_instructions(fast)
@@ -229,6 +237,49 @@ def cycles_versus_instructions(t: Tables, c: cc.Criterion, component: str) -> Cl
     return result
 
 
+def switch_share(t: Tables, c: cc.Criterion, step: int) -> ClaimResult:
+    """Figure 7: New Order's instructions switch `step` removes, as % of step 0's."""
+    ours = float(t.switches.at[step, "new_order_removed_pct"])
+    theirs = float(t.switches.at[step, "theirs_new_order_removed_pct"])
+    removed = float(t.switches.at[step, "new_order_removed"])
+    result = ClaimResult(c, f"{pct(ours)} ({signed_count(-removed)} of {count(t.total(0, 'new_order'))})",
+                         cc.evaluate_count(ours, c.band))
+    if result.outcome.reproduced != "yes" and step < common.OPTIMAL_STEP:
+        changes = t.phase_change("new_order", step - 1, step)
+        moved = _largest_phase_moves(changes, removed=removed > 0)
+        factor = ours / theirs if theirs else math.nan
+        result.why = (f"{factor:.2f}x the paper's {pct(theirs)}; it {'removes' if removed > 0 else 'adds'} most in "
+                      f"{moved} (callgrind function profile: docs/looking_glass_profiles.md)")
+    return result
+
+
+def group_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
+    """Figures 5, 6, 8: the group's share of each transaction type, the larger distance to the paper's."""
+    parts, distances = [], []
+    for txn_type in ("payment", "new_order"):
+        ours, theirs = t.share(txn_type, component), t.theirs_share(txn_type, component)
+        distances.append(abs(ours - theirs))
+        parts.append(f"{_name(txn_type)} {pct(ours)} ({ours - theirs:+.1f})")
+    farthest = max(distances)
+    result = ClaimResult(c, f"{', '.join(parts)}: {farthest:.1f} points", cc.evaluate_count(farthest, c.band))
+    if result.outcome.reproduced != "yes":
+        steps = common.component_steps(t.instructions).get(component)
+        where = _steps_words(steps) if steps else f"left at step {common.STRIPPED_STEP}"
+        result.why = f"{LABEL[component]} ({where}): see the switch claims and docs/looking_glass_profiles.md"
+    return result
+
+
+def same_cycles(t: Tables, c: cc.Criterion, components: tuple[str, ...]) -> ClaimResult:
+    """Figure 8: the larger |cycles share - instructions share| of the components (points)."""
+    gaps = {k: t.share("new_order", k, "cycles") - t.share("new_order", k) for k in components}
+    if any(math.isnan(g) for g in gaps.values()):
+        return ClaimResult(c, "cycles not counted",
+                           cc.inconclusive("cycles were not counted (looking_glass.instructions.cycles: false)"))
+    largest = max(abs(g) for g in gaps.values())
+    parts = ", ".join(f"{LABEL[k]} {g:+.1f}" for k, g in gaps.items())
+    return ClaimResult(c, f"{parts} points{t.cycles_note()}", cc.evaluate_count(largest, c.band))
+
+
 def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
     c = criteria.claims
     return [
@@ -239,15 +290,34 @@ def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
         payment_share(t, c["logging_share_payment"], "logging"),
         small_pages_cut_new_order(t, c["small_pages_cut_new_order"]),
         new_order_to_payment(t, c["new_order_to_payment"]),
-        speedup(t, c["speedup_stripped_vs_in_memory"], common.STRIPPED_STEP, IN_MEMORY_STEP),
+        speedup(t, c["speedup_stripped_vs_in_memory"], common.STRIPPED_STEP, IN_MEMORY_STEP, "cpu_tps"),
         speedup(t, c["speedup_stripped_vs_flushing"], common.STRIPPED_STEP, 0),
-        speedup(t, c["speedup_optimal_vs_stripped"], common.OPTIMAL_STEP, common.STRIPPED_STEP),
+        speedup(t, c["speedup_optimal_vs_stripped"], common.OPTIMAL_STEP, common.STRIPPED_STEP, "cpu_tps"),
         remaining_share(t, c["remaining_share_payment"], "payment"),
         remaining_share(t, c["remaining_share_new_order"], "new_order"),
         stripped_over_optimal(t, c["stripped_over_optimal_payment"], "payment"),
         stripped_over_optimal(t, c["stripped_over_optimal_new_order"], "new_order"),
         cycles_versus_instructions(t, c["btree_keys_fewer_cycles"], "btree_keys"),
         cycles_versus_instructions(t, c["logging_more_cycles"], "logging"),
+        switch_share(t, c["switch_btree_keys"], 1),
+        switch_share(t, c["switch_disk_log"], 2),
+        switch_share(t, c["switch_main_log"], 3),
+        switch_share(t, c["switch_lsn"], 4),
+        switch_share(t, c["switch_locking"], 5),
+        switch_share(t, c["switch_latching"], 6),
+        switch_share(t, c["switch_dir_lookup"], 7),
+        switch_share(t, c["switch_small_page"], 8),
+        switch_share(t, c["switch_page_access"], 9),
+        switch_share(t, c["switch_xactions"], 10),
+        switch_share(t, c["switch_optimal"], common.OPTIMAL_STEP),
+        group_share(t, c["group_btree_keys"], "btree_keys"),
+        group_share(t, c["group_logging"], "logging"),
+        group_share(t, c["group_locking"], "locking"),
+        group_share(t, c["group_latching"], "latching"),
+        group_share(t, c["group_buffer_manager"], "buffer_manager"),
+        group_share(t, c["group_remaining"], common.REMAINING),
+        cycles_versus_instructions(t, c["remaining_more_cycles"], common.REMAINING),
+        same_cycles(t, c["locking_buffer_same_cycles"], ("locking", "buffer_manager")),
     ]
 
 

@@ -9,6 +9,12 @@
 // deadlock (the backstop). Both happen only on a conflict: an uncontended
 // lock never touches the graph.
 //
+// Lock heads and requests come from the manager's free lists, one per
+// kind, refilled a large chunk at a time (as Shore's lock manager took them
+// from per-class free lists, w_fastnew, rather than from malloc): the
+// requests a commit frees are the next transactions', so a warm lock
+// manager allocates nothing.
+//
 // NoLocking is the removed form: every call is an empty inline function.
 #include <atomic>
 #include <chrono>
@@ -101,7 +107,7 @@ class LockManager {
     }
 
     if (!grantable(head, txn, mode)) wait(bucket, guard, head, txn, mode);
-    LockRequest* request = allocate_request(bucket);
+    LockRequest* request = requests_.take();
     *request = LockRequest{txn, head, mode, true, head->queue};
     head->queue = request;
     txn->locks.push_back(request);
@@ -109,6 +115,8 @@ class LockManager {
 
   // Strict 2PL: all of a transaction's locks go at commit (or abort).
   void release_all(Transaction* txn) {
+    LockRequest* freed_requests = nullptr;  // chained through next, returned to the pool at once
+    LockHead* freed_heads = nullptr;
     for (LockRequest* request : txn->locks) {
       LockHead* head = request->head;
       Bucket& bucket = buckets_[hash(head->id) & mask_];
@@ -119,14 +127,20 @@ class LockManager {
           break;
         }
       }
-      request->next = bucket.free_requests;
-      bucket.free_requests = request;
+      request->next = freed_requests;
+      freed_requests = request;
       // A head nobody holds goes back to the free list, unless a waiter of
       // this bucket may still be looking at it.
-      if (head->queue == nullptr && bucket.waiters == 0) unlink(bucket, head);
+      if (head->queue == nullptr && bucket.waiters == 0) {
+        unlink(bucket, head);
+        head->next = freed_heads;
+        freed_heads = head;
+      }
       if (bucket.waiters > 0) bucket.wakeup.notify_all();
     }
     txn->locks.clear();
+    if (freed_requests != nullptr) requests_.give_back(freed_requests);
+    if (freed_heads != nullptr) heads_.give_back(freed_heads);
     // Edges to this transaction are stale now; a waiter re-records its own
     // when it wakes. After every bucket: a waiter that saw txn as a holder
     // recorded its edge inside that bucket's latch, before txn got it.
@@ -139,16 +153,43 @@ class LockManager {
   struct Bucket {
     typename Latching::Mutex latch;
     LockHead* chain = nullptr;
-    LockRequest* free_requests = nullptr;
-    LockHead* free_heads = nullptr;
     std::condition_variable_any wakeup;
     int waiters = 0;
-    // Heads and requests are carved from chunks owned by the bucket, so
-    // allocation needs no lock beyond the bucket's own latch.
-    std::vector<std::unique_ptr<LockHead[]>> head_chunks;
-    std::vector<std::unique_ptr<LockRequest[]>> request_chunks;
   };
-  static constexpr size_t kChunk = 16;
+
+  // A free list of T (chained through T::next) under its own latch, refilled
+  // kChunk at a time; the chunks live as long as the manager.
+  template <class T>
+  class FreeList {
+   public:
+    static constexpr size_t kChunk = 1024;
+    T* take() {
+      LatchGuard guard(latch_);
+      if (free_ == nullptr) refill();
+      T* item = free_;
+      free_ = item->next;
+      return item;
+    }
+    // Returns a chain of items (linked through next) in one go.
+    void give_back(T* chain) {
+      T* last = chain;
+      while (last->next != nullptr) last = last->next;
+      LatchGuard guard(latch_);
+      last->next = free_;
+      free_ = chain;
+    }
+
+   private:
+    void refill() {
+      chunks_.push_back(std::make_unique<T[]>(kChunk));
+      T* chunk = chunks_.back().get();
+      for (size_t i = 0; i < kChunk; ++i) chunk[i].next = i + 1 < kChunk ? &chunk[i + 1] : free_;
+      free_ = chunk;
+    }
+    typename Latching::Mutex latch_;
+    T* free_ = nullptr;
+    std::vector<std::unique_ptr<T[]>> chunks_;
+  };
 
   static u64 hash(const LockId& id) {
     u64 h = id.key * 0x9E3779B97F4A7C15ull ^ (u64{id.table} << 32 | id.table);
@@ -158,21 +199,13 @@ class LockManager {
   LockHead* find_or_create(Bucket& bucket, const LockId& id) {
     for (LockHead* h = bucket.chain; h; h = h->next)
       if (h->id == id) return h;
-    if (bucket.free_heads == nullptr) {
-      bucket.head_chunks.push_back(std::make_unique<LockHead[]>(kChunk));
-      for (size_t i = 0; i < kChunk; ++i) {
-        bucket.head_chunks.back()[i].next = bucket.free_heads;
-        bucket.free_heads = &bucket.head_chunks.back()[i];
-      }
-    }
-    LockHead* head = bucket.free_heads;
-    bucket.free_heads = head->next;
+    LockHead* head = heads_.take();
     *head = LockHead{id, nullptr, bucket.chain};
     bucket.chain = head;
     return head;
   }
 
-  // An empty head leaves the chain for the bucket's free list.
+  // An empty head leaves the bucket's chain (the caller frees it).
   static void unlink(Bucket& bucket, LockHead* head) {
     for (LockHead** link = &bucket.chain; *link; link = &(*link)->next) {
       if (*link == head) {
@@ -180,21 +213,7 @@ class LockManager {
         break;
       }
     }
-    head->next = bucket.free_heads;
-    bucket.free_heads = head;
-  }
-
-  static LockRequest* allocate_request(Bucket& bucket) {
-    if (bucket.free_requests == nullptr) {
-      bucket.request_chunks.push_back(std::make_unique<LockRequest[]>(kChunk));
-      for (size_t i = 0; i < kChunk; ++i) {
-        bucket.request_chunks.back()[i].next = bucket.free_requests;
-        bucket.free_requests = &bucket.request_chunks.back()[i];
-      }
-    }
-    LockRequest* r = bucket.free_requests;
-    bucket.free_requests = r->next;
-    return r;
+    head->next = nullptr;
   }
 
   // Compatible with every request of other transactions.
@@ -269,6 +288,8 @@ class LockManager {
   }
 
   std::vector<Bucket> buckets_;
+  FreeList<LockRequest> requests_;
+  FreeList<LockHead> heads_;
   u64 mask_;
   std::chrono::milliseconds timeout_;
   std::mutex graph_mutex_;

@@ -4,13 +4,15 @@
 // inserted or erased; commit, abort) and appends it to the log buffer. It
 // also keeps each transaction's undo list, which abort walks back, logging a
 // compensation record per reverted change. NoLog is the removed form (E1's
-// "main log" switch); PageLsn / NoLsn stamp pages with the LSN of their last
-// change or do nothing (E1's "LSN" switch).
+// "main log" switch). Each record names the transaction's previous one
+// (prev_lsn: the per-transaction chain that undo follows, as in Shore's
+// xct_t). Page LSNs are log/page_lsn.hpp's.
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "log/log_buffer.hpp"
+#include "log/page_lsn.hpp"
 #include "storage/record_id.hpp"
 #include "txn/transaction.hpp"
 
@@ -160,23 +162,6 @@ struct NoLog {
   Lsn end_lsn() const { return 0; }
   u64 bytes_written() const { return 0; }
   u64 syncs() const { return 0; }
-};
-
-// Page LSN bookkeeping: every page header keeps the LSN of its last change
-// at byte offset 8 (slotted pages and B+tree nodes alike).
-struct PageLsn {
-  static constexpr const char* kName = "page LSNs";
-  static constexpr size_t kOffset = 8;
-  static void stamp(std::byte* page, Lsn lsn) {
-    Lsn current;
-    std::memcpy(&current, page + kOffset, sizeof(current));
-    if (lsn >= current) std::memcpy(page + kOffset, &lsn, sizeof(lsn));
-  }
-};
-
-struct NoLsn {
-  static constexpr const char* kName = "no LSNs";
-  static void stamp(std::byte*, Lsn) {}
 };
 
 }  // namespace dbrepro

@@ -14,6 +14,8 @@
 #include "latch/latch.hpp"
 #include "lock/lock_manager.hpp"
 #include "log/write_ahead_log.hpp"
+#include "storage/heap_file.hpp"
+#include "storage/malloc_heap.hpp"
 #include "storage/page_store.hpp"
 #include "txn/sessions.hpp"
 
@@ -43,9 +45,12 @@ struct LockingOff {
   using type = NoLockManager;
 };
 
-// Directory lookups: per operation through the catalog, or one cache.
-struct DirectoryPerLookup {
-  static constexpr const char* kName = "catalog lookup per access";
+// Directory lookups: a store's handle found through the volume's directory
+// once per transaction and then in the transaction's own cache, as Shore's
+// dir_m does (catalog/store_directory.hpp); or, removed, one cache for all
+// transactions (each table keeps its handle).
+struct DirectoryPerTransaction {
+  static constexpr const char* kName = "directory per transaction";
   static constexpr bool kCached = false;
 };
 struct DirectoryCached {
@@ -53,21 +58,33 @@ struct DirectoryCached {
   static constexpr bool kCached = true;
 };
 
-// Page access: a buffer pool, or a thin page-to-frame map.
+// Page access: where pages and records live.
+//  - Shore's (the full stack): pages through the buffer pool, which checks
+//    page LSNs on fix and unfix (Lsn); records created through the space
+//    manager on slotted pages (storage/space_manager.hpp).
+//  - removed (E1's "page access" switch): B-tree nodes in a thin
+//    page-to-frame map, records from malloc, one block each.
 struct PageAccessBufferPool {
-  template <class Latching>
-  using type = BufferPool<Latching>;
+  template <class Latching, class Lsn>
+  using type = BufferPool<Latching, Lsn>;
+  template <class Pages, class Latching>
+  using records = HeapFile<Pages, Latching, ShoreSpace>;
 };
 struct PageAccessDirect {
-  template <class Latching>
+  template <class Latching, class Lsn>
   using type = DirectPages<Latching>;
+  template <class Pages, class Latching>
+  using records = MallocHeap<Latching>;
 };
 // E5: a database file behind a pool of a fraction of its size, with a
-// replacement policy (cache/policies.hpp) and optional trace recording.
+// replacement policy (cache/policies.hpp) and optional trace recording;
+// records appended to slotted pages.
 template <class Policy, class Trace = NoTrace>
 struct PageAccessDisk {
-  template <class Latching>
+  template <class Latching, class Lsn>
   using type = DiskPool<Latching, Policy, Trace>;
+  template <class Pages, class Latching>
+  using records = HeapFile<Pages, Latching>;
 };
 
 // A stack's page store; the disk pool also takes its options.
@@ -100,7 +117,8 @@ struct Stack {
   using LsnPolicy = LsnT;
   using Locks = typename LockingT::template type<LatchingT>;
   using Directory = DirectoryT;
-  using Pages = typename PageAccessT::template type<LatchingT>;
+  using Pages = typename PageAccessT::template type<LatchingT, LsnT>;
+  using Records = typename PageAccessT::template records<Pages, LatchingT>;
   using Sessions = typename SessionsT::template type<LatchingT>;
 
   // What each component is in this stack, for the raw-run record.

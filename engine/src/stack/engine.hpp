@@ -24,9 +24,9 @@
 
 #include "btree/btree.hpp"
 #include "catalog/catalog.hpp"
+#include "catalog/store_directory.hpp"
 #include "measure/meter.hpp"
 #include "stack/components.hpp"
-#include "storage/heap_file.hpp"
 #include "tpcc/schema.hpp"
 
 namespace dbrepro {
@@ -45,10 +45,16 @@ class Engine {
   using KeyCompare = typename S::KeyCompare;
   using Latching = typename S::Latching;
   using Pages = typename S::Pages;
-  using Heap = HeapFile<Pages, Latching>;
+  using Heap = typename S::Records;
   using Index = BTree<KeyCompare, Pages, typename S::LsnPolicy>;
   using Directory = Catalog<Heap, Index>;
   using Entry = typename Directory::Entry;
+  // The volume's directory of store handles; absent (no page, no code) where
+  // the stack caches every handle once for all transactions.
+  struct NoStores {
+    explicit NoStores(Pages&) {}
+  };
+  using Stores = std::conditional_t<S::Directory::kCached, NoStores, StoreDirectory<Entry, Index, Latching>>;
 
   // Several terminals at once: locks for isolation, latches for the shared
   // structures, an undo log to roll back the victims of deadlocks.
@@ -56,14 +62,24 @@ class Engine {
       Latching::kEnabled && !std::is_same_v<typename S::Locks, NoLockManager> && S::Log::kUndo;
 
   explicit Engine(const EngineOptions& options, Meter meter = Meter{})
-      : pages_(make_pages<Pages>(options.page_size, options.capacity_pages, options.disk)), log_(options.log_path), meter_(std::move(meter)) {}
+      : pages_(make_pages<Pages>(options.page_size, options.capacity_pages, options.disk)),
+        stores_(pages_),
+        log_(options.log_path),
+        meter_(std::move(meter)) {}
   explicit Engine(u32 page_size) : Engine(with_page_size(page_size)) {}
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
   Pages& pages() { return pages_; }
   size_t database_pages() const { return pages_.page_count(); }
-  size_t database_bytes() const { return pages_.bytes(); }
+  // The pages, and record bytes kept outside them (malloc'd records).
+  size_t database_bytes() const {
+    size_t total = pages_.bytes();
+    catalog_.for_each([&](const Entry& entry) {
+      if (entry.heap) total += entry.heap->bytes_outside_pages();
+    });
+    return total;
+  }
   Directory& catalog() { return catalog_; }
   Meter& meter() { return meter_; }
   const typename S::Log& log() const { return log_; }
@@ -81,6 +97,7 @@ class Engine {
     u32 row_size = 0;
     if constexpr (!tpcc::kIsIndexOnly<Row>) row_size = sizeof(Row);
     Entry& entry = catalog_.create(Row::kName, row_size, std::move(heap), std::move(index));
+    if constexpr (!S::Directory::kCached) stores_.add(entry);
     if (entries_by_id_.size() <= entry.id) entries_by_id_.resize(entry.id + 1, nullptr);
     entries_by_id_[entry.id] = &entry;
     return entry;
@@ -128,6 +145,7 @@ class Engine {
   [[gnu::always_inline]] inline void finish_commit(Transaction*& txn) {
     log_.commit(txn);
     locks_.release_all(txn);
+    if constexpr (!S::Directory::kCached) Stores::end(txn);
     sessions_.end(txn);
     txn = nullptr;
   }
@@ -136,6 +154,7 @@ class Engine {
     log_.rollback(txn, [&](const UndoEntry& e, const std::byte* image) { revert(txn, e, image); });
     log_.abort(txn);
     locks_.release_all(txn);
+    if constexpr (!S::Directory::kCached) Stores::end(txn);
     sessions_.end(txn);
     txn = nullptr;
   }
@@ -165,16 +184,17 @@ class Engine {
     }
   }
 
-  // The directory lookup of a general engine: find the table by name, under
-  // the catalog's latch, on every access (E1's "dir lookup" switch caches it).
+  // The store handle of a table for the transaction: through the volume's
+  // directory, once per transaction (store_directory.hpp), or (E1's "dir
+  // lookup" switch) the handle the table keeps, one cache for all.
   // Always inline: the same code path whatever else the stack compiles in, so
   // instruction counts of neighbouring steps differ only by what was removed.
-  [[gnu::always_inline]] inline Entry& resolve(const char* name, Entry* cached) {
+  template <class Row>
+  [[gnu::always_inline]] inline Entry& resolve(Table<Row>& table, Transaction* txn) {
     if constexpr (S::Directory::kCached) {
-      return *cached;
+      return *table.cached_;
     } else {
-      LatchGuard guard(catalog_latch_);
-      return catalog_.lookup(name);
+      return stores_.access(txn, table.id_);
     }
   }
 
@@ -185,7 +205,7 @@ class Engine {
   [[gnu::noinline]] bool phase_lookup(Table<Row>& table, PackedKey key, LockMode mode, u64* value) {
     PhaseScope<Meter> scope(meter_, Phase::kLookup);
     Transaction* txn = *table.txn_;
-    Entry& entry = resolve(Row::kName, table.cached_);
+    Entry& entry = resolve(table, txn);
     locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, intention(mode));
     locks_.lock(txn, LockId{entry.id, key}, mode);
     return entry.index->lookup(key, value);
@@ -194,13 +214,13 @@ class Engine {
   template <class Row>
   [[gnu::noinline]] PinnedRecord phase_pin(Table<Row>& table, RecordId rid, LatchMode mode) {
     PhaseScope<Meter> scope(meter_, Phase::kPin);
-    return resolve(Row::kName, table.cached_).heap->fix(rid, mode);
+    return resolve(table, *table.txn_).heap->fix(rid, mode);
   }
 
   template <class Row>
   [[gnu::noinline]] void phase_unpin(Table<Row>& table, RecordId rid, const PinnedRecord& pinned, LatchMode mode) {
     PhaseScope<Meter> scope(meter_, Phase::kPin);
-    resolve(Row::kName, table.cached_).heap->unfix(rid, pinned, mode);
+    resolve(table, *table.txn_).heap->unfix(rid, pinned, mode);
   }
 
   // In-place update of a pinned record: before-image, change, log record,
@@ -221,7 +241,7 @@ class Engine {
   [[gnu::noinline]] RecordId phase_create(Table<Row>& table, const Row& row) {
     PhaseScope<Meter> scope(meter_, Phase::kCreate);
     Transaction* txn = *table.txn_;
-    Entry& entry = resolve(Row::kName, table.cached_);
+    Entry& entry = resolve(table, txn);
     locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);  // may wait: before the change
     const RecordId rid = entry.heap->create(&row, sizeof(Row), [&](RecordId created, std::byte* page) {
       const Lsn lsn = log_.log_create(txn, entry.id, created, &row, sizeof(Row));
@@ -236,7 +256,7 @@ class Engine {
   [[gnu::noinline]] bool phase_insert(Table<Row>& table, PackedKey key, u64 value) {
     PhaseScope<Meter> scope(meter_, Phase::kInsert);
     Transaction* txn = *table.txn_;
-    Entry& entry = resolve(Row::kName, table.cached_);
+    Entry& entry = resolve(table, txn);
     locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
     locks_.lock(txn, LockId{entry.id, key}, LockMode::kX);
     const Lsn lsn = log_.log_index_insert(txn, entry.id, key, value);
@@ -251,7 +271,7 @@ class Engine {
   [[gnu::noinline]] bool phase_erase(Table<Row>& table, PackedKey key) {
     PhaseScope<Meter> scope(meter_, Phase::kInsert);
     Transaction* txn = *table.txn_;
-    Entry& entry = resolve(Row::kName, table.cached_);
+    Entry& entry = resolve(table, txn);
     locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kIX);
     locks_.lock(txn, LockId{entry.id, key}, LockMode::kX);
     u64 value;
@@ -264,14 +284,15 @@ class Engine {
   template <class Row>
   [[gnu::noinline]] typename Index::Cursor phase_open_scan(Table<Row>& table, PackedKey from) {
     PhaseScope<Meter> scope(meter_, Phase::kLookup);
-    Entry& entry = resolve(Row::kName, table.cached_);
-    locks_.lock(*table.txn_, LockId{entry.id, LockId::kTableLock}, LockMode::kS);
+    Transaction* txn = *table.txn_;
+    Entry& entry = resolve(table, txn);
+    locks_.lock(txn, LockId{entry.id, LockId::kTableLock}, LockMode::kS);
     return entry.index->seek(from);
   }
 
   Pages pages_;
-  Directory catalog_;
-  typename Latching::Mutex catalog_latch_;
+  Directory catalog_;  // by name: where tables are created and opened
+  [[no_unique_address]] Stores stores_;  // by store number: where transactions find them
   typename S::Log log_;
   typename S::Locks locks_;
   typename S::Sessions sessions_;

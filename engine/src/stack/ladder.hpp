@@ -13,14 +13,14 @@ namespace dbrepro {
 using GK = GenericKeyCompare;
 using IK = IntegerKeyCompare;
 
-//                      keys disk log     main log    LSN      locking     latching    directory           page access           sessions
-using Step0 = Stack<GK, FlushToFile, MainLogOn, PageLsn, LockingOn, Latching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
-using Step1 = Stack<IK, FlushToFile, MainLogOn, PageLsn, LockingOn, Latching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
-using Step2 = Stack<IK, NeverFlush, MainLogOn, PageLsn, LockingOn, Latching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
-using Step3 = Stack<IK, NeverFlush, MainLogOff, PageLsn, LockingOn, Latching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
-using Step4 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOn, Latching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
-using Step5 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOff, Latching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
-using Step6 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOff, NoLatching, DirectoryPerLookup, PageAccessBufferPool, SessionsPerTxn>;
+//                      keys disk log     main log    LSN      locking     latching    directory                page access           sessions
+using Step0 = Stack<GK, FlushToFile, MainLogOn, PageLsn, LockingOn, Latching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
+using Step1 = Stack<IK, FlushToFile, MainLogOn, PageLsn, LockingOn, Latching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
+using Step2 = Stack<IK, NeverFlush, MainLogOn, PageLsn, LockingOn, Latching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
+using Step3 = Stack<IK, NeverFlush, MainLogOff, PageLsn, LockingOn, Latching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
+using Step4 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOn, Latching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
+using Step5 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOff, Latching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
+using Step6 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOff, NoLatching, DirectoryPerTransaction, PageAccessBufferPool, SessionsPerTxn>;
 using Step7 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOff, NoLatching, DirectoryCached, PageAccessBufferPool, SessionsPerTxn>;
 using Step8 = Step7;  // + 32 KB pages (run-time page size)
 using Step9 = Stack<IK, NeverFlush, MainLogOff, NoLsn, LockingOff, NoLatching, DirectoryCached, PageAccessDirect, SessionsPerTxn>;

@@ -1,9 +1,11 @@
 #pragma once
-// A heap file: the records of one table, appended to slotted pages in order.
-// Record creation fills the current page and starts a new one when full.
+// A heap file: the records of one table on slotted pages. Where a new
+// record goes is the Space policy's (storage/space_manager.hpp): Shore's
+// space manager (a free-space map of the file's pages, a record header in
+// front of each record) or plain appending (the current page, else a new one).
 // Records are reached by record id: fix() latches their page in the given
-// mode and returns the page and the record's address. erase() (the rollback
-// of a create) marks a record dead: its slot and space are not reused, and
+// mode and returns the page and the record's body. erase() (the rollback of
+// a create) marks a record dead: its slot and space are not reused, and
 // for_each skips it.
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,7 @@
 #include "latch/latch.hpp"
 #include "storage/record_id.hpp"
 #include "storage/slotted_page.hpp"
+#include "storage/space_manager.hpp"
 
 namespace dbrepro {
 
@@ -21,30 +24,36 @@ struct PinnedRecord {
   std::byte* record;
 };
 
-template <class Pages, class Latching = NoLatching>
+template <class Pages, class Latching = NoLatching, class Space = AppendSpace>
 class HeapFile {
  public:
   explicit HeapFile(Pages& pages) : pages_(&pages) {
     if (pages.page_size() > SlottedPage::kMaxPageSize) throw std::invalid_argument("page_size above 64 KB");
   }
 
-  // Copies a record in. on_created(rid, page) runs while the page is still
-  // latched exclusively (the engine logs the creation and stamps the page).
+  // Copies a record in: a page with room from the space policy (fixed
+  // exclusively and checked), else a new page. on_created(rid, page) runs
+  // while the page is still latched exclusively (the engine logs the
+  // creation and stamps the page).
   template <class OnCreated>
   RecordId create(const void* data, u16 length, OnCreated&& on_created) {
-    if (length > SlottedPage::max_record(pages_->page_size()))
+    const u32 stored = u32{Space::kHeader} + length;
+    if (stored > SlottedPage::max_record(pages_->page_size()))
       throw std::invalid_argument("record of " + std::to_string(length) + " bytes larger than a page");
-    LatchGuard guard(latch_);  // one appender at a time: current_ is shared
-    if (current_ != kInvalidPage) {
-      std::byte* page = pages_->fix(current_, LatchMode::kExclusive);
-      if (SlottedPage(page).fits(length)) return insert_into(page, data, length, on_created);
-      pages_->unfix(current_, page, LatchMode::kExclusive);
+    LatchGuard guard(latch_);  // one creator at a time: the space policy's state is shared
+    const PageId candidate = space_.candidate(stored);
+    if (candidate != kInvalidPage) {
+      std::byte* page = pages_->fix(candidate, LatchMode::kExclusive);
+      if (SlottedPage(page).fits(stored)) return insert_into(candidate, page, data, length, on_created);
+      space_.used(candidate, SlottedPage(page).free_space());  // it had less room than the policy thought
+      pages_->unfix(candidate, page, LatchMode::kExclusive);
     }
-    current_ = pages_->allocate();
-    page_ids_.push_back(current_);
-    std::byte* page = pages_->fix(current_, LatchMode::kExclusive);
+    const PageId pid = pages_->allocate();
+    page_ids_.push_back(pid);
+    std::byte* page = pages_->fix(pid, LatchMode::kExclusive);
     SlottedPage(page).init(pages_->page_size());
-    return insert_into(page, data, length, on_created);
+    space_.added(pid, SlottedPage(page).free_space());
+    return insert_into(pid, page, data, length, on_created);
   }
 
   RecordId create(const void* data, u16 length) {
@@ -54,7 +63,7 @@ class HeapFile {
   // The record's page and bytes, latched in `mode` until unfix().
   PinnedRecord fix(RecordId rid, LatchMode mode = LatchMode::kShared) {
     std::byte* page = pages_->fix(rid.page, mode);
-    return PinnedRecord{page, SlottedPage(page).record(rid.slot)};
+    return PinnedRecord{page, SlottedPage(page).record(rid.slot) + Space::kHeader};
   }
   void unfix(RecordId rid, const PinnedRecord& pinned, LatchMode mode = LatchMode::kShared) {
     pages_->unfix(rid.page, pinned.page, mode);
@@ -68,7 +77,8 @@ class HeapFile {
       std::byte* page = pages_->fix(pid, LatchMode::kShared);
       SlottedPage slotted(page);
       for (u16 s = 0; s < slotted.slot_count(); ++s)
-        if (dead_.empty() || !dead_.contains(RecordId{pid, s}.pack())) fn(RecordId{pid, s}, slotted.record(s));
+        if (dead_.empty() || !dead_.contains(RecordId{pid, s}.pack()))
+          fn(RecordId{pid, s}, slotted.record(s) + Space::kHeader);
       pages_->unfix(pid, page, LatchMode::kShared);
     }
   }
@@ -89,23 +99,32 @@ class HeapFile {
   }
 
   u64 record_count() const { return records_; }
+  u64 bytes_outside_pages() const { return 0; }
   size_t page_count() const { return page_ids_.size(); }
 
  private:
-  // Inserts into the current page, which the caller fixed; unfixes it.
+  // Inserts into page pid, which the caller fixed and checked; unfixes it.
   template <class OnCreated>
-  RecordId insert_into(std::byte* page, const void* data, u16 length, OnCreated& on_created) {
-    const u16 slot = SlottedPage(page).insert(data, length);
-    const RecordId rid{current_, slot};
+  RecordId insert_into(PageId pid, std::byte* page, const void* data, u16 length, OnCreated& on_created) {
+    SlottedPage slotted(page);
+    u16 slot;
+    if constexpr (Space::kHeader > 0) {
+      const typename Space::Tag tag = space_.tag(length);
+      slot = slotted.insert(&tag, Space::kHeader, data, length);
+    } else {
+      slot = slotted.insert(data, length);
+    }
+    space_.used(pid, slotted.free_space());
+    const RecordId rid{pid, slot};
     on_created(rid, page);
-    pages_->unfix(current_, page, LatchMode::kExclusive);
+    pages_->unfix(pid, page, LatchMode::kExclusive);
     ++records_;
     return rid;
   }
 
   Pages* pages_;
   typename Latching::Mutex latch_;
-  PageId current_ = kInvalidPage;
+  Space space_;
   std::vector<PageId> page_ids_;
   u64 records_ = 0;  // live ones
   std::unordered_set<u64> dead_;

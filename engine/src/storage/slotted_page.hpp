@@ -61,6 +61,18 @@ class SlottedPage {
     return h.slot_count++;
   }
 
+  // Copies a record in behind a header (`head`, head_length bytes: a record
+  // tag); the caller checked fits(head_length + length). Returns its slot.
+  u16 insert(const void* head, u16 head_length, const void* data, u16 length) {
+    SlottedPageHeader& h = header();
+    const u16 total = static_cast<u16>(head_length + length);
+    h.free_end = static_cast<u16>((h.free_end - total) & ~(kAlign - 1));
+    std::memcpy(page_ + h.free_end, head, head_length);
+    if (length > 0) std::memcpy(page_ + h.free_end + head_length, data, length);
+    slots()[h.slot_count] = Slot{h.free_end, total};
+    return h.slot_count++;
+  }
+
   std::byte* record(u16 slot) const { return page_ + slots()[slot].offset; }
   u16 length(u16 slot) const { return slots()[slot].length; }
 
