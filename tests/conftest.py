@@ -69,13 +69,16 @@ def python():
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked `soak` run only when asked for: `pytest -m soak`.
-    The tests that read the shared smoke run go first, as one xdist group
-    (`--dist loadgroup`): one worker runs the workflow and then them, while
-    the others run the rest of the suite instead of waiting for it."""
-    users = [item for item in items if "smoke_run" in getattr(item, "fixturenames", ())]
-    for item in users:
+    The tests that read the shared smoke run, and those that set the real RR
+    timeslice (which the smoke run holds while it runs), go first as one
+    xdist group (`--dist loadgroup`): one worker runs the workflow and then
+    them, while the others run the rest of the suite instead of waiting."""
+    grouped = {"smoke_run", "kernel_timeslice"}
+    first = [item for item in items if grouped & set(getattr(item, "fixturenames", ()))]
+    for item in first:
         item.add_marker(pytest.mark.xdist_group("smoke_run"))
-    items[:] = users + [item for item in items if item not in users]
+    chosen = {id(item) for item in first}
+    items[:] = first + [item for item in items if id(item) not in chosen]
     if "soak" in (config.getoption("markexpr") or ""):
         return
     skip = pytest.mark.skip(reason="a long soak: run with -m soak")
