@@ -66,33 +66,6 @@ def python():
     return run_python
 
 
-# The tests that read the shared smoke run, and those that set the real RR
-# timeslice (which the smoke run holds while it runs), form one xdist group
-# (`--dist loadgroup`) and go first: one worker runs the workflow and then
-# them, while the others run the rest of the suite instead of waiting.
-SMOKE_GROUP = {"smoke_run", "kernel_timeslice"}
-
-
-def pytest_itemcollected(item):
-    # Here, not in pytest_collection_modifyitems: xdist reads the groups there.
-    if SMOKE_GROUP & set(getattr(item, "fixturenames", ())):
-        item.add_marker(pytest.mark.xdist_group("smoke_run"))
-
-
-def pytest_collection_modifyitems(config, items):
-    """Tests marked `soak` run only when asked for: `pytest -m soak`. The smoke
-    group goes first."""
-    first = [item for item in items if item.get_closest_marker("xdist_group")]
-    chosen = {id(item) for item in first}
-    items[:] = first + [item for item in items if id(item) not in chosen]
-    if "soak" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="a long soak: run with -m soak")
-    for item in items:
-        if "soak" in item.keywords:
-            item.add_marker(skip)
-
-
 # ---------------------------------------------------------------------------
 # Made once per session, shared by xdist's workers (tests/shared_runs.py).
 
