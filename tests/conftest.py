@@ -137,13 +137,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_sessionfinish(session, exitstatus):
+    # Interrupted or stopped early (Ctrl-C, -x): the smoke run is stopped, and
+    # a test still waiting for it is told why.
+    if _background and (exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop):
+        for process in _background:
+            shared_runs.stop_smoke_run(shared_runs.shared_root(session.config), process)
+        _background.clear()
+
+
 def pytest_unconfigure(config):
     # The session ends after its smoke run: never an orphan still writing.
     for process in _background:
         try:
             process.wait(timeout=1800)
         except (subprocess.TimeoutExpired, KeyboardInterrupt):
-            process.kill()
+            shared_runs.stop_smoke_run(shared_runs.shared_root(config), process)
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -17,6 +17,7 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -72,8 +73,21 @@ def start_smoke_run(root: Path, repo: Path):
         if started.exists():
             return None
         started.touch()
+        # A session of its own: stopped early, it goes with Snakemake and its jobs (stop_smoke_run).
         return subprocess.Popen([sys.executable, __file__, str(root), str(repo)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop_smoke_run(root: Path, process) -> None:
+    """Kills the background run with everything it started; a test still
+    waiting for it is told why."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    made = root / f"{SMOKE}.json"
+    if not made.exists():
+        write_json_atomic(made, {"returncode": -1, "output": "the session stopped before the smoke run ended",
+                                 "timeslice_before": None})
 
 
 def wait_for_smoke_run(root: Path, timeout: float = 1800) -> dict:
