@@ -60,7 +60,7 @@ test-cpp: build
 	$(BIN)/cmake --build $(PY_BUILD) --target engine_tests
 	$(BIN)/ctest --test-dir $(PY_BUILD) --output-on-failure -j $(TEST_JOBS)
 
-PYTEST := $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=10
+PYTEST := $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope --durations=10
 
 test-python: build
 	$(PYTEST)

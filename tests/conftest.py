@@ -1,16 +1,14 @@
 """Shared fixtures. The tests use the real compiled engine (dbrepro._engine):
 build it first (`pip install --no-build-isolation -e .`).
 
-The suite runs in parallel (pytest-xdist, `make test-python`: `-n auto`).
-What several tests read is made once per session, across workers:
-`run_once` (a file lock; the first worker to ask makes it, the others wait
-and reuse its folder). The smoke workflow (`smoke_run`) runs once for every
-end-to-end test; tests that set the real kernel RR timeslice hold
-`kernel_timeslice` so that no two of them overlap."""
+The suite runs in parallel (pytest-xdist, `make test-python`: `-n N
+--dist loadscope`). What several tests read is made once per session, across
+workers (tests/shared_runs.py): the smoke workflow (`smoke_run`) starts in
+the background as soon as a test that needs it is collected, and those tests
+run last; `tpcc_results` and `run_once` the same way under a file lock. Tests
+that set the real kernel RR timeslice hold `kernel_timeslice`."""
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import subprocess
@@ -19,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import shared_runs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -67,74 +66,21 @@ def python():
     return run_python
 
 
-def pytest_collection_modifyitems(config, items):
-    """Tests marked `soak` run only when asked for: `pytest -m soak`.
-    The tests that read the shared smoke run go first, as one xdist group
-    (`--dist loadgroup`): one worker runs the workflow and then them, while
-    the others run the rest of the suite instead of waiting for it."""
-    users = [item for item in items if "smoke_run" in getattr(item, "fixturenames", ())]
-    for item in users:
-        item.add_marker(pytest.mark.xdist_group("smoke_run"))
-    items[:] = users + [item for item in items if item not in users]
-    if "soak" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="a long soak: run with -m soak")
-    for item in items:
-        if "soak" in item.keywords:
-            item.add_marker(skip)
-
-
 # ---------------------------------------------------------------------------
-# Made once per session, shared by xdist's workers.
-
-
-def shared_root(tmp_path_factory) -> Path:
-    """The session's temporary folder that every xdist worker sees (each
-    worker's own base folder lies inside it); without xdist, the base folder."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
-@contextlib.contextmanager
-def file_lock(path: Path):
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def run_once(tmp_path_factory, name: str, produce) -> tuple[Path, object]:
-    """`produce(folder)` once per session for all workers; returns the folder
-    and what produce returned (JSON-able; kept beside the folder, so a failed
-    run is reported to every test that needs it, not run again)."""
-    root = shared_root(tmp_path_factory)
-    folder, made = root / name, root / f"{name}.json"
-    with file_lock(root / f"{name}.lock"):
-        if not made.exists():
-            folder.mkdir(exist_ok=True)
-            made.write_text(json.dumps(produce(folder)))
-    return folder, json.loads(made.read_text())
+# Made once per session, shared by xdist's workers (tests/shared_runs.py).
 
 
 @pytest.fixture(scope="session")
-def kernel_timeslice_lock(tmp_path_factory):
-    """A context manager held while the real kernel.sched_rr_timeslice_ms may be
-    set (E4's os_rr runs): xdist's workers then never change it at once, and a
-    test that reads it before and after sees only its own changes."""
-    return lambda: file_lock(shared_root(tmp_path_factory) / "kernel-timeslice.lock")
+def shared_root(request) -> Path:
+    return shared_runs.shared_root(request.config)
 
 
 @pytest.fixture
-def kernel_timeslice(kernel_timeslice_lock):
-    with kernel_timeslice_lock():
+def kernel_timeslice(shared_root):
+    """Held while a test may set the real kernel RR timeslice: xdist's workers
+    never change it at once, and the smoke run (which holds it) is not disturbed."""
+    with shared_runs.kernel_timeslice_lock(shared_root):
         yield
-
-
-# Not root: E4's SCHED_RR runs cannot set the kernel's timeslice; the smoke run
-# uses the schedulers that need no privilege.
-SMOKE_UNPRIVILEGED = [] if os.geteuid() == 0 else ["--config", "quantum={'schedulers': ['engine', 'os_fair']}"]
 
 
 @dataclass
@@ -151,20 +97,79 @@ class SmokeRun:
 
 
 @pytest.fixture(scope="session")
-def smoke_run(tmp_path_factory, kernel_timeslice_lock) -> SmokeRun:
-    """The whole smoke profile, run once per session for every end-to-end test
-    (the tests check its outputs; none writes into its folder)."""
-    def produce(folder):
-        from dbrepro import quantum
+def smoke_run(shared_root) -> SmokeRun:
+    """The whole smoke profile, run once per session in the background for every
+    end-to-end test (they check its outputs; none writes into its folder)."""
+    shared_runs.start_smoke_run(shared_root, REPO)  # started at collection already, normally
+    return SmokeRun(shared_root / shared_runs.SMOKE, **shared_runs.wait_for_smoke_run(shared_root))
 
-        with kernel_timeslice_lock():
-            before = quantum.read_timeslice() if os.path.exists(quantum.TIMESLICE_PATH) else None
-            done = run_python("-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(folder),
-                              "--cores", "2", "--resources", "timed=1",
-                              "--configfile", str(REPO / "config" / "profiles" / "smoke.yaml"),
-                              *SMOKE_UNPRIVILEGED, timeout=1800)
-        return {"returncode": done.returncode, "output": (done.stdout + done.stderr)[-20000:],
-                "timeslice_before": before}
 
-    folder, made = run_once(tmp_path_factory, "smoke_run", produce)
-    return SmokeRun(folder, **made)
+# The tests that read the smoke run, or set the real RR timeslice (which the
+# smoke run holds), run last: one scheduling unit at the end of the queue.
+LAST = {"smoke_run", "kernel_timeslice"}
+_background = []  # the smoke run this process started
+
+
+def _runs_last(item) -> bool:
+    return bool(LAST & set(getattr(item, "fixturenames", ())))
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `soak` run only when asked for: `pytest -m soak`. The smoke
+    run starts now, in the background, if a selected test needs it."""
+    last = [item for item in items if _runs_last(item)]
+    chosen = {id(item) for item in last}
+    items[:] = [item for item in items if id(item) not in chosen] + last
+    root = shared_runs.shared_root(config)
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # for the controller's scheduler
+        shared_runs.write_json_atomic(root / f"last-{os.environ['PYTEST_XDIST_WORKER']}.json",
+                                      [item.nodeid for item in last])
+    if any("smoke_run" in item.fixturenames for item in last) and not config.getoption("collectonly"):
+        started = shared_runs.start_smoke_run(root, REPO)
+        if started is not None:
+            _background.append(started)
+    if "soak" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="a long soak: run with -m soak")
+    for item in items:
+        if "soak" in item.keywords:
+            item.add_marker(skip)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # Interrupted or stopped early (Ctrl-C, -x): the smoke run is stopped, and
+    # a test still waiting for it is told why.
+    if _background and (exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop):
+        for process in _background:
+            shared_runs.stop_smoke_run(shared_runs.shared_root(session.config), process)
+        _background.clear()
+
+
+def pytest_unconfigure(config):
+    # The session ends after its smoke run: never an orphan still writing.
+    for process in _background:
+        try:
+            process.wait(timeout=1800)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            shared_runs.stop_smoke_run(shared_runs.shared_root(config), process)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadscope, with the run-last tests as one unit at the end (xdist's
+    own groups, loadgroup, do not work with pytest 9: it renames node ids)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    root = config._tmp_path_factory.getbasetemp()
+
+    class RunLastScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            if not hasattr(self, "_last"):
+                self._last = set()
+                for path in root.glob("last-*.json"):
+                    self._last.update(json.loads(path.read_text()))
+            return "run-last" if nodeid in self._last else super()._split_scope(nodeid)
+
+    return RunLastScheduling(config, log)

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_once
+from shared_runs import run_once, shared_root
 from workflow_helpers import profile, snakemake
 
 # The tpcc chain at smoke size: real raw runs, table and figure in seconds.
@@ -38,13 +38,13 @@ def figure_inputs(fls: Path) -> set[Path]:
 
 
 @pytest.fixture(scope="session")
-def tpcc_results(python, repo, tmp_path_factory) -> Path:
+def tpcc_results(python, repo, request) -> Path:
     """A work folder whose results/ holds the tpcc smoke grid, run once per
     session for every module that imports this fixture (and every xdist worker)."""
     def produce(folder):
         done = snakemake(python, repo, folder, *TPCC_OUTPUTS, "--configfile", str(profile(repo, "smoke")))
         return {"returncode": done.returncode, "output": (done.stdout + done.stderr)[-20000:]}
 
-    folder, made = run_once(tmp_path_factory, "tpcc_smoke", produce)
+    folder, made = run_once(shared_root(request.config), "tpcc_smoke", produce)
     assert made["returncode"] == 0, made["output"]
     return folder

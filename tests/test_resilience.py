@@ -155,7 +155,9 @@ def _no_partial_files(workdir: Path):
 # hang it (seen here once in ~15 tries). A batch system follows an ignored
 # SIGTERM with SIGKILL after a grace period; so does this test, and then, as
 # after any SIGKILL, the stale lock is removed with --unlock before resuming.
-GRACE_SECONDS = 60
+# The grace is 20 s: a SIGTERM Snakemake handles ends it within seconds, and
+# a hung one would otherwise cost the suite a minute.
+GRACE_SECONDS = 20
 
 
 @pytest.mark.slow
