@@ -76,7 +76,9 @@ void expect_complete_and_consistent(const RunResult& r) {
   EXPECT_GT(r.load_seconds, 0.0);
   EXPECT_GT(r.throughput(), 0.0);
   EXPECT_GT(r.database_pages, 0u);
-  EXPECT_EQ(r.database_bytes, r.database_pages * r.config.page_size);
+  // The bare stack has no page access (as the ladder's steps 9-10): B-tree
+  // nodes on pages, records in malloc'd blocks, counted beside the pages.
+  EXPECT_GT(r.database_bytes, r.database_pages * r.config.page_size);
 }
 
 // Runs shared by several tests: each configuration is run once per process.
@@ -132,7 +134,7 @@ TEST(TpccRun, SmallestAndLargestPageSizes) {
     const RunResult r = run(c);
     EXPECT_TRUE(r.consistent());
     EXPECT_EQ(counts(r), counts(reference));
-    EXPECT_EQ(r.database_bytes, r.database_pages * page_size);
+    EXPECT_GT(r.database_bytes, r.database_pages * page_size) << "records outside the pages count too";
   }
 }
 
@@ -305,7 +307,7 @@ TEST(TpccRunConfig, RunReportsTheResolvedConfiguration) {
   EXPECT_EQ(r.config.key_compare, "integer");
   EXPECT_EQ(r.step, -1) << "the bare stack is not a ladder step";
   EXPECT_EQ(r.stack_label, "");
-  EXPECT_EQ(r.database_bytes, r.database_pages * 8192u);
+  EXPECT_GT(r.database_bytes, r.database_pages * 8192u) << "records outside the pages (malloc'd) count too";
   EXPECT_EQ(r.log_bytes_written, 0u);
   EXPECT_EQ(r.log_syncs, 0u);
   EXPECT_EQ(r.counters.meter, "none");
