@@ -39,7 +39,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -53,6 +52,7 @@
 #include "cache/slot_queues.hpp"
 #include "common/types.hpp"
 #include "latch/latch.hpp"
+#include "latch/timed_acquire.hpp"
 
 namespace dbrepro {
 
@@ -346,8 +346,13 @@ class PageCache {
     LatchGuard g(partitions_[p].latch);
     return partitions_[p].counters;
   }
+  // May run while others use the cache (E2 resets after its warm-up with the
+  // workers still running): each partition's counters under its latch.
   void reset_stats() {
-    for (u32 p = 0; p < partition_count_; ++p) partitions_[p].counters = {};
+    for (u32 p = 0; p < partition_count_; ++p) {
+      LatchGuard g(partitions_[p].latch);
+      partitions_[p].counters = {};
+    }
     striped_hits_.reset();
     inflight_waits_.store(0);
     refixes_.store(0);
@@ -476,12 +481,9 @@ class PageCache {
   // Partition latch, with who had to wait for it and for how long.
   void lock(Partition& p) {
     if constexpr (kCount) {
-      if (!p.latch.try_lock()) {
-        const auto t0 = std::chrono::steady_clock::now();
-        p.latch.lock();
+      if (const LatchWait w = lock_timed(p.latch); w.waited) {
         ++p.counters.latch_waits;
-        p.counters.latch_wait_ns += static_cast<u64>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+        p.counters.latch_wait_ns += w.ns;
       }
     } else {
       p.latch.lock();

@@ -1,26 +1,23 @@
 #pragma once
 // The lock a policy takes on the hit path (LRU's list lock, 2Q's Am lock),
 // with what hits paid for it: locks taken on hits, how many of those found
-// it held, and the time they waited. The clock is read only when the lock
-// was held (an uncontended hit costs a try_lock, as a lock would). Locks
+// it held, and the time they waited (latch/timed_acquire.hpp, as the page
+// cache's partition latches: an uncontended hit costs a try_lock). Locks
 // taken on the miss path (evict, insert) are not counted but do make hits wait.
 #include <atomic>
-#include <chrono>
 #include <mutex>
 
 #include "common/types.hpp"
+#include "latch/timed_acquire.hpp"
 
 namespace dbrepro::cache {
 
 class HitLock {
  public:
   void lock_for_hit() {
-    if (!mutex_.try_lock()) {
-      const auto t0 = std::chrono::steady_clock::now();
-      mutex_.lock();
-      const auto waited = std::chrono::steady_clock::now() - t0;
+    if (const LatchWait w = lock_timed(mutex_); w.waited) {
       add(waits_, 1);
-      add(wait_ns_, static_cast<u64>(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count()));
+      add(wait_ns_, w.ns);
     }
     add(locks_, 1);
   }
