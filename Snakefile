@@ -45,3 +45,9 @@ rule all:
         STUDY_TARGETS,
     default_target: True
     localrule: True
+
+
+# At the end of every run, where its minutes went per study (from this run's
+# Snakemake log), printed and kept in results/logs/times.csv.
+onsuccess:
+    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} results/logs/times.csv")

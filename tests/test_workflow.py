@@ -113,3 +113,8 @@ def test_smoke_profile_end_to_end(smoke_run):
         assert f"| {study} | {len(claims)} | {found[0]} | {found[1]} | {found[2]} |" in summary, summary
     assert "profile: `smoke`" in summary and "commit: `" in summary and "load average" in summary
     assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")
+    # Where the minutes went, per study, printed at the end and kept.
+    times = pd.read_csv(results / "logs" / "times.csv")
+    assert {"looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "total"} <= set(times["study"])
+    assert (times["busy_s"] <= times["job_s"] + 1).all()
+    assert "study times" in smoke_run.output

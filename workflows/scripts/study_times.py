@@ -1,0 +1,120 @@
+"""Where a workflow run's minutes went, per study, read from Snakemake's own
+log of the run: each job's start and finish, grouped by the study its rule
+belongs to (the rule's name starts with the study's). Printed at the end of
+every run (the Snakefile's onsuccess) and written to results/logs/times.csv,
+so a profile's budget per study is measured, not guessed (issue 20).
+
+- busy: the time at least one of the study's jobs was running (the union of
+  its jobs' intervals), the study's share of the run's wall time;
+- job time: the sum of its jobs' times (more than busy where jobs overlapped).
+Studies overlap each other on a machine with several cores, so the busy
+times add up to more than the total.
+
+By hand:  python workflows/scripts/study_times.py .snakemake/log/<run>.snakemake.log [OUT.csv]
+"""
+
+import csv
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+
+# The groups a rule can belong to, longest prefix first; anything else is "other".
+GROUPS = ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "tpcc", "summary", "paper", "report")
+
+_STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
+_START = re.compile(r"^(?:local)?rule (\w+):$")
+_JOBID = re.compile(r"^\s+jobid: (\d+)$")
+_FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
+
+
+def group_of(rule: str) -> str:
+    for group in GROUPS:
+        if rule == group or rule.startswith(group + "_"):
+            return group
+    return "other"
+
+
+def jobs_from_log(lines) -> list[tuple[str, datetime, datetime]]:
+    """(rule, start, end) for every job the log shows finished."""
+    stamp = None
+    pending_rule = None  # a job's header seen, its jobid not yet
+    started: dict[str, tuple[str, datetime]] = {}
+    jobs = []
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if m := _STAMP.match(line):
+            stamp = datetime.strptime(" ".join(m.group(1).split()), "%a %b %d %H:%M:%S %Y")
+            continue
+        if m := _START.match(line):
+            pending_rule = (m.group(1), stamp)
+            continue
+        if pending_rule and (m := _JOBID.match(line)):
+            started[m.group(1)] = pending_rule
+            pending_rule = None
+            continue
+        if m := _FINISHED.match(line):
+            begun = started.pop(m.group(1), None)
+            if begun and begun[1] and stamp:
+                jobs.append((begun[0], begun[1], stamp))
+    return jobs
+
+
+def union_seconds(intervals) -> float:
+    total, end = 0.0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            total += (b - a).total_seconds()
+            end = b
+        elif b > end:
+            total += (b - end).total_seconds()
+            end = b
+    return total
+
+
+def summarize(jobs) -> list[dict]:
+    rows = []
+    for group in GROUPS + ("other",):
+        mine = [(s, e) for rule, s, e in jobs if group_of(rule) == group]
+        if not mine:
+            continue
+        rows.append({
+            "study": group,
+            "jobs": len(mine),
+            "busy_s": round(union_seconds(mine)),
+            "job_s": round(sum((e - s).total_seconds() for s, e in mine)),
+        })
+    if jobs:
+        first = min(s for _, s, _ in jobs)
+        last = max(e for _, _, e in jobs)
+        rows.append({"study": "total", "jobs": len(jobs), "busy_s": round((last - first).total_seconds()),
+                     "job_s": round(sum((e - s).total_seconds() for _, s, e in jobs))})
+    return rows
+
+
+def _minutes(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def report(log_path: str, out_csv: str | None = None) -> list[dict]:
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        rows = summarize(jobs_from_log(f))
+    if not rows:
+        print("study times: no job ran in this run (everything was up to date)")
+        return rows
+    print("study times (busy: some job of the study running; job time: summed over its jobs):")
+    for r in rows:
+        print(f"  {r['study']:<14} {r['jobs']:>4} jobs  busy {_minutes(r['busy_s']):>6}  job time {_minutes(r['job_s']):>6}")
+    if out_csv:
+        Path(out_csv).parent.mkdir(parents=True, exist_ok=True)
+        with open(out_csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=["study", "jobs", "busy_s", "job_s"])
+            writer.writeheader()
+            writer.writerows(rows)
+    return rows
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: study_times.py SNAKEMAKE_LOG [OUT.csv]")
+    report(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None)
