@@ -223,3 +223,17 @@ def test_a_scan_stays_in_an_index_block_for_many_records():
     assert bht["lookups_avoided"] == bht["record_reads"] == 5000
     assert bht["lookups_avoided_per_index_block"] > 300 and base["lookups_avoided_per_index_block"] == 0
 
+
+
+def test_one_table_of_settings_serves_the_api_and_the_command_line():
+    """The ladder's settings are the engine's one table: the checked config has
+    exactly its fields, and the command line has one option per field."""
+    fields = {f["name"]: f for f in openedge.config_fields()}
+    config = openedge.validate_config(rows=100, users=2)
+    assert set(config) == set(fields)
+    assert config["rows"] == 100 and config["users"] == 2
+    assert all(config[name] == f["default"] for name, f in fields.items() if name not in ("rows", "users"))
+    options = {a.dest for a in openedge.build_parser()._actions} - {"help", "out"}
+    assert options == set(fields)
+    with pytest.raises(ValueError, match="unknown setting"):
+        openedge.validate_config(rows=100, bogus=1)

@@ -122,31 +122,15 @@ def cache_write_trace(*, path: str, ids: Sequence[int], format: str = "txt", pag
 
 # ---- E3 openedge (openedge_module.cpp) -----------------------------------------------
 
-def openedge_ladder(
-    *,
-    rows: int,
-    fanout: int = 1,
-    seed: int = 1,
-    servers: int = 1,
-    users: int = 20,
-    max_clients: int = 20,
-    passes: int = 1,
-    prefetch: int = 100,
-    fixed_latches: int = 1024,
-    latch_factor: int = 100,
-    bucket_percent: int = 25,
-    spin: int = 25000,
-    nap: int = 1,
-    napmax: int = 24,
-    message_delay_us: int = 0,
-    client_processes: bool = True,
-    workload: str = "join",
-    repeats: int = 1,
-    steps: Sequence[int] = (0, 1, 2, 3),
-    address: str = "127.0.0.1",
-    progress: Callable[[int, int], Any] | None = None,
-) -> dict[str, Any]:
-    """Build Table1..Table7, run the 7-table join for every user at each ladder step over loopback TCP."""
+def openedge_ladder(*, progress: Callable[[int, int], Any] | None = None, **settings: Any) -> dict[str, Any]:
+    """Build Table1..Table7, run the 7-table join for every user at each ladder step over loopback TCP.
+    Settings are named as openedge_config_fields() lists them."""
+
+def openedge_config(**settings: Any) -> dict[str, Any]:
+    """E3: every setting of a ladder, checked, defaults filled in."""
+
+def openedge_config_fields() -> list[dict[str, Any]]:
+    """E3: the ladder's settings (engine/src/openedge/ladder_fields.hpp): name, type, default, help."""
 
 def openedge_ladder_steps() -> list[dict[str, Any]]:
     """E3's ladder: each step's name, label and features."""

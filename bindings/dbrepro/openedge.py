@@ -44,12 +44,10 @@ from typing import Any, Callable, Sequence
 
 from . import provenance
 from .result import FRAME_ROWS, RunResult
-from .tpcc import ConfigError, _integer
+from .tpcc import ConfigError
 
 KIND = "openedge"
 STEP_NAMES = ("baseline", "bht", "mtdbs", "ssj")
-FIXED_LATCH_CHOICES = (1, 4, 256, 1024)  # the counts OpenEdge 11 offered
-WORKLOADS = ("join", "scan")  # the 7-table join, or an index scan of each user's share of Table1
 
 
 def ladder_steps() -> list[dict[str, Any]]:
@@ -59,86 +57,43 @@ def ladder_steps() -> list[dict[str, Any]]:
     return list(_engine.openedge_ladder_steps())
 
 
-def validate_config(**config: Any) -> dict[str, Any]:
-    """The run's config, checked; ConfigError names the first bad parameter."""
-    steps = config["steps"]
-    if isinstance(steps, int) and not isinstance(steps, bool):
-        steps = [steps]
-    if not isinstance(steps, (list, tuple)) or not steps:
-        raise ConfigError("steps", f"must be a non-empty list of step numbers 0..3, got {steps!r}")
-    checked = {
-        "rows": _integer("rows", config["rows"], minimum=1, maximum=1 << 24),
-        "fanout": _integer("fanout", config["fanout"], minimum=1, maximum=8),
-        "seed": _integer("seed", config["seed"], minimum=0),
-        "servers": _integer("servers", config["servers"], minimum=1, maximum=64),
-        "users": _integer("users", config["users"], minimum=1, maximum=1024),
-        "max_clients": _integer("max_clients", config["max_clients"], minimum=1, maximum=1024),
-        "passes": _integer("passes", config["passes"], minimum=1, maximum=1_000_000),
-        "prefetch": _integer("prefetch", config["prefetch"], minimum=1, maximum=10_000),
-        "fixed_latches": _integer("fixed_latches", config["fixed_latches"], minimum=1, maximum=1 << 20),
-        "latch_factor": _integer("latch_factor", config["latch_factor"], minimum=5, maximum=100),
-        "bucket_percent": _integer("bucket_percent", config["bucket_percent"], minimum=1, maximum=1000),
-        "spin": _integer("spin", config["spin"], minimum=0, maximum=10_000_000),
-        "nap": _integer("nap", config["nap"], minimum=1, maximum=10_000),
-        "napmax": _integer("napmax", config["napmax"], minimum=1, maximum=10_000),
-        "message_delay_us": _integer("message_delay_us", config["message_delay_us"], minimum=0, maximum=1_000_000),
-        "client_processes": bool(config["client_processes"]),
-        "workload": config["workload"],
-        "repeats": _integer("repeats", config["repeats"], minimum=1, maximum=1000),
-        "steps": [_integer("steps", s, minimum=0, maximum=len(STEP_NAMES) - 1) for s in steps],
-        "address": config["address"],
-    }
-    if not isinstance(checked["address"], str) or not checked["address"]:
-        raise ConfigError("address", f"must be an IPv4 address, got {checked['address']!r}")
-    if checked["users"] < checked["servers"]:
-        raise ConfigError("users", f"must be at least servers ({checked['servers']}), got {checked['users']}")
-    if checked["workload"] not in WORKLOADS:
-        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got {checked['workload']!r}")
-    if checked["napmax"] < checked["nap"]:
-        raise ConfigError("napmax", f"must be at least nap ({checked['nap']} ms), got {checked['napmax']}")
-    if checked["users"] > checked["servers"] * checked["max_clients"]:
-        raise ConfigError("users", f"{checked['servers']} servers of max_clients {checked['max_clients']} (-Ma) take "
-                                   f"at most {checked['servers'] * checked['max_clients']}, got {checked['users']}")
-    if checked["users"] > checked["rows"]:
-        raise ConfigError("users", f"each user needs a row of Table1 (rows {checked['rows']}), got {checked['users']}")
-    return checked
+def config_fields() -> list[dict[str, Any]]:
+    """The ladder's settings, from the engine's one table
+    (engine/src/openedge/ladder_fields.hpp): name, type, default, help."""
+    from . import _engine
+
+    return list(_engine.openedge_config_fields())
 
 
-def run_ladder(
-    *,
-    rows: int = 2000,
-    fanout: int = 1,
-    seed: int = 1,
-    servers: int = 1,
-    users: int = 20,
-    max_clients: int = 20,
-    passes: int = 1,
-    prefetch: int = 100,
-    fixed_latches: int = 1024,
-    latch_factor: int = 100,
-    bucket_percent: int = 25,
-    spin: int = 25000,
-    nap: int = 1,
-    napmax: int = 24,
-    message_delay_us: int = 0,
-    client_processes: bool = True,
-    workload: str = "join",
-    repeats: int = 1,
-    steps: Sequence[int] = (0, 1, 2, 3),
-    address: str = "127.0.0.1",
-    progress: Callable[[int, int], Any] | None = None,
-) -> RunResult:
-    """Build Table1..Table7 (`rows` rows in Table1) and time every step `repeats` times, interleaved.
+def validate_config(**settings: Any) -> dict[str, Any]:
+    """Every setting of a ladder, checked by the engine as a run checks them,
+    defaults filled in; ConfigError names the first bad one."""
+    from . import _engine
 
-    `progress(done, total)` is called between runs; returning False stops the
-    ladder (the record then says `interrupted`). Ctrl-C stops it too.
+    try:
+        return dict(_engine.openedge_config(**settings))
+    except ValueError as error:
+        raise _config_error(error) from None
+
+
+def _config_error(error: ValueError) -> ValueError:
+    """The engine's "name: reason" as a ConfigError naming the setting."""
+    name, _, reason = str(error).partition(": ")
+    if reason and name in {f["name"] for f in config_fields()}:
+        return ConfigError(name, reason)
+    return error
+
+
+def run_ladder(*, progress: Callable[[int, int], Any] | None = None, **settings: Any) -> RunResult:
+    """Build Table1..Table7 and time every ladder step `repeats` times, interleaved.
+
+    Settings are named as config_fields() lists them (rows, servers, users,
+    repeats, steps, ...); those not given keep their defaults, and the record
+    keeps all of them. `progress(done, total)` is called between runs;
+    returning False stops the ladder (the record then says `interrupted`).
+    Ctrl-C stops it too.
     """
-    config = validate_config(
-        rows=rows, fanout=fanout, seed=seed, servers=servers, users=users, max_clients=max_clients, passes=passes,
-        prefetch=prefetch, fixed_latches=fixed_latches, latch_factor=latch_factor, bucket_percent=bucket_percent,
-        spin=spin, nap=nap, napmax=napmax, message_delay_us=message_delay_us,
-        client_processes=client_processes, workload=workload, repeats=repeats, steps=list(steps), address=address,
-    )
+    config = validate_config(**settings)
     from . import _engine
 
     loadavg_before = _loadavg()
@@ -209,40 +164,32 @@ def _int_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _bool(text: str) -> bool:
+    import argparse
+
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
 def build_parser():
+    """One option per setting of the engine's table, with its default and help."""
     from .cli import DefaultsHelpFormatter, OneLineErrorParser, _integer as integer
 
     parser = OneLineErrorParser(prog="dbrepro.openedge", description=__doc__, formatter_class=DefaultsHelpFormatter)
-    parser.add_argument("--rows", type=integer, default=2000, help="rows of Table1")
-    parser.add_argument("--fanout", type=integer, default=1, help="rows of T2 per T1, T4 per T3, T6 per T5 (OF)")
-    parser.add_argument("--seed", type=integer, default=1)
-    parser.add_argument("--servers", type=integer, default=1, help="M servers")
-    parser.add_argument("--users", type=integer, default=20, help="U users, user u on server u mod M")
-    parser.add_argument("--max-clients", type=integer, default=20, help="users a server takes (-Ma)")
-    parser.add_argument("--passes", type=integer, default=1, help="times each user runs its join")
-    parser.add_argument("--prefetch", type=integer, default=100, help="records per message")
-    parser.add_argument("--fixed-latches", type=integer, default=1024,
-                        help="the baseline's hash-table latches (OpenEdge 11.7's)")
-    parser.add_argument("--latch-factor", type=integer, default=100,
-                        help="latches as %% of hash buckets, step 1 on (-hashLatchFactor)")
-    parser.add_argument("--bucket-percent", type=integer, default=25, help="hash buckets as %% of buffer frames")
-    parser.add_argument("--spin", type=integer, default=25000, help="latch tries before a nap (-spin)")
-    parser.add_argument("--nap", type=integer, default=1, help="first nap, ms (-nap)")
-    parser.add_argument("--napmax", type=integer, default=24, help="longest nap, ms (-napmax)")
-    parser.add_argument("--message-delay-us", type=integer, default=0,
-                        help="latency added to every client request, microseconds")
-    parser.add_argument("--workload", choices=WORKLOADS, default="join",
-                        help="the 7-table join, or an index scan of each user's share of Table1")
-    parser.add_argument("--repeats", type=integer, default=1, help="interleaved repeats of the steps")
-    parser.add_argument("--steps", type=_int_list, default=[0, 1, 2, 3], help="ladder steps to run (0..3)")
-    parser.add_argument("--address", default="127.0.0.1", help="address the servers listen on")
+    types = {"int": integer, "int list": _int_list, "bool": _bool, "str": str}
+    for field in config_fields():
+        parser.add_argument(_option(field["name"]), dest=field["name"], type=types[field["type"]],
+                            default=field["default"],
+                            help=field["help"].replace("%", "%%"))
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
     return parser
-
-
-_OPTION = {name: "--" + name.replace("_", "-") for name in (
-    "rows", "fanout", "seed", "servers", "users", "max_clients", "passes", "prefetch", "fixed_latches",
-    "latch_factor", "bucket_percent", "spin", "nap", "napmax", "message_delay_us", "workload", "repeats", "steps", "address")}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -262,16 +209,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"openedge: {done}/{total} runs", file=sys.stderr, flush=True)
 
     try:
-        result = run_ladder(
-            rows=args.rows, fanout=args.fanout, seed=args.seed, servers=args.servers, users=args.users,
-            max_clients=args.max_clients, passes=args.passes, prefetch=args.prefetch,
-            fixed_latches=args.fixed_latches, latch_factor=args.latch_factor, bucket_percent=args.bucket_percent,
-            spin=args.spin, nap=args.nap, napmax=args.napmax, message_delay_us=args.message_delay_us,
-            workload=args.workload, repeats=args.repeats,
-            steps=args.steps, address=args.address, progress=progress,
-        )
+        settings = {f["name"]: getattr(args, f["name"]) for f in config_fields()}
+        result = run_ladder(progress=progress, **settings)
     except ConfigError as error:
-        return fail(f"{_OPTION.get(error.parameter, error.parameter)}: {error.reason}")
+        return fail(f"{_option(error.parameter)}: {error.reason}")
     except ValueError as error:  # the engine's own checks, e.g. an address it cannot parse
         return fail(str(error))
     except RuntimeError as error:  # sockets: a port or address that cannot be used

@@ -28,54 +28,6 @@ namespace {
 
 py::object parse_json(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 
-// A Python value as the field's type: bool for bool only, integers of any
-// size (too large or negative ones are refused by the field, naming it).
-tpcc::FieldValue field_value(const tpcc::RunField& field, const py::handle& value) {
-  const std::string name = field.name;
-  const bool is_bool = py::isinstance<py::bool_>(value);
-  switch (field.type) {
-    case tpcc::FieldType::kBool:
-      if (!is_bool) throw std::invalid_argument(name + ": must be True or False");
-      return value.cast<bool>();
-    case tpcc::FieldType::kUnsigned: {
-      if (is_bool || !py::isinstance<py::int_>(value)) throw std::invalid_argument(name + ": must be an integer");
-      const bool negative = value.cast<py::int_>() < py::int_(0);
-      py::object magnitude = py::reinterpret_steal<py::object>(PyNumber_Absolute(value.ptr()));
-      const unsigned long long n = PyLong_AsUnsignedLongLong(magnitude.ptr());
-      if (n == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {  // beyond 64 bits
-        PyErr_Clear();
-        throw std::invalid_argument(name + ": must be in 0.." + std::to_string(std::numeric_limits<u64>::max()) +
-                                    ", got " + py::str(value).cast<std::string>());
-      }
-      return tpcc::FieldInteger{n, negative && n != 0};
-    }
-    case tpcc::FieldType::kFloat:
-      if (is_bool || !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
-        throw std::invalid_argument(name + ": must be a number");
-      return value.cast<double>();
-    case tpcc::FieldType::kText:
-      if (!py::isinstance<py::str>(value)) throw std::invalid_argument(name + ": must be a string");
-      return value.cast<std::string>();
-    case tpcc::FieldType::kMix:
-      try {
-        return value.cast<std::map<std::string, double>>();
-      } catch (const py::cast_error&) {
-        throw std::invalid_argument(name + ": must be a mapping of transaction type to weight");
-      }
-  }
-  throw std::logic_error("field_value: unknown field type");
-}
-
-py::object field_to_python(const tpcc::FieldValue& value) {
-  return std::visit(
-      [](const auto& v) -> py::object {
-        using V = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, tpcc::FieldInteger>) return py::int_(v.magnitude);
-        else return py::cast(v);
-      },
-      value);
-}
-
 // run_tpcc(progress=None, **settings): settings by RunConfig's field names
 // (driver/run_config_fields.hpp), each checked as it is set.
 py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
@@ -89,7 +41,7 @@ py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
       continue;
     }
     const tpcc::RunField& field = tpcc::find_run_field(name);
-    field.set(config, field_value(field, value));
+    field.set(config, bindings::field_value(field, value));
   }
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
@@ -131,14 +83,7 @@ PYBIND11_MODULE(_engine, m) {
         "consistency; returns the result as a dict. Settings are named as run_config_fields() lists them.");
   m.def(
       "run_config_fields",
-      [] {
-        const tpcc::RunConfig defaults;
-        py::list rows;
-        for (const tpcc::RunField& f : tpcc::run_fields())
-          rows.append(py::dict(py::arg("name") = f.name, py::arg("type") = tpcc::field_type_name(f.type),
-                               py::arg("default") = field_to_python(f.get(defaults)), py::arg("help") = f.help));
-        return rows;
-      },
+      [] { return bindings::fields_table<tpcc::RunConfig>(tpcc::run_fields()); },
       "The settings of a TPC-C run (engine/src/driver/run_config_fields.hpp): name, type, default, help.");
   m.def(
       "ladder",

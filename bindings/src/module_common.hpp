@@ -1,13 +1,20 @@
 #pragma once
 // Shared by the extension's modules: range checks that name the parameter
-// (they become Python ValueErrors), and the progress tick of a long run.
+// (they become Python ValueErrors), Python values read as a settings table's
+// fields (common/config_fields.hpp), and the progress tick of a long run.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
+#include "common/config_fields.hpp"
 #include "common/types.hpp"
 
 namespace dbrepro::bindings {
@@ -21,6 +28,87 @@ T in_range(const char* name, i64 value, i64 lo = 0) {
     throw std::invalid_argument(std::string(name) + ": must be in " + std::to_string(lo) + ".." +
                                 std::to_string(std::numeric_limits<T>::max()) + ", got " + std::to_string(value));
   return static_cast<T>(value);
+}
+
+// A Python int as a field's integer: any size (too large or negative ones
+// are refused by the field, naming it); bool is not an integer here.
+inline config::FieldInteger field_integer(const std::string& name, const py::handle& value) {
+  if (py::isinstance<py::bool_>(value) || !py::isinstance<py::int_>(value))
+    throw std::invalid_argument(name + ": must be an integer");
+  const bool negative = value.cast<py::int_>() < py::int_(0);
+  py::object magnitude = py::reinterpret_steal<py::object>(PyNumber_Absolute(value.ptr()));
+  const unsigned long long n = PyLong_AsUnsignedLongLong(magnitude.ptr());
+  if (n == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {  // beyond 64 bits
+    PyErr_Clear();
+    throw std::invalid_argument(name + ": must be in 0.." + std::to_string(std::numeric_limits<u64>::max()) +
+                                ", got " + py::str(value).cast<std::string>());
+  }
+  return config::FieldInteger{n, negative && n != 0};
+}
+
+// A Python value as the field's type (the field then checks its range).
+template <class Field>
+config::FieldValue field_value(const Field& field, const py::handle& value) {
+  using config::FieldType;
+  const std::string name = field.name;
+  const bool is_bool = py::isinstance<py::bool_>(value);
+  switch (field.type) {
+    case FieldType::kBool:
+      if (!is_bool) throw std::invalid_argument(name + ": must be True or False");
+      return value.cast<bool>();
+    case FieldType::kUnsigned:
+      return field_integer(name, value);
+    case FieldType::kFloat:
+      if (is_bool || !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
+        throw std::invalid_argument(name + ": must be a number");
+      return value.cast<double>();
+    case FieldType::kText:
+      if (!py::isinstance<py::str>(value)) throw std::invalid_argument(name + ": must be a string");
+      return value.cast<std::string>();
+    case FieldType::kMix:
+      try {
+        return value.cast<std::map<std::string, double>>();
+      } catch (const py::cast_error&) {
+        throw std::invalid_argument(name + ": must be a mapping of transaction type to weight");
+      }
+    case FieldType::kUnsignedList: {
+      if (py::isinstance<py::int_>(value) && !is_bool) return std::vector<config::FieldInteger>{field_integer(name, value)};
+      if (py::isinstance<py::str>(value) || !py::isinstance<py::sequence>(value))
+        throw std::invalid_argument(name + ": must be a list of integers");
+      std::vector<config::FieldInteger> list;
+      for (const py::handle item : value.cast<py::sequence>()) list.push_back(field_integer(name, item));
+      return list;
+    }
+  }
+  throw std::logic_error("field_value: unknown field type");
+}
+
+inline py::object field_to_python(const config::FieldValue& value) {
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, config::FieldInteger>) {
+          return py::int_(v.magnitude);
+        } else if constexpr (std::is_same_v<V, std::vector<config::FieldInteger>>) {
+          py::list list;
+          for (const auto& n : v) list.append(py::int_(n.magnitude));
+          return list;
+        } else {
+          return py::cast(v);
+        }
+      },
+      value);
+}
+
+// A settings table as Python reads it: name, type, default, help per field.
+template <class Config, class Fields>
+py::list fields_table(const Fields& fields) {
+  const Config defaults;
+  py::list rows;
+  for (const auto& f : fields)
+    rows.append(py::dict(py::arg("name") = f.name, py::arg("type") = config::field_type_name(f.type),
+                         py::arg("default") = field_to_python(f.get(defaults)), py::arg("help") = f.help));
+  return rows;
 }
 
 // A progress callback for a run that releases the GIL: at each tick it takes

@@ -14,14 +14,13 @@
 
 #include "module_common.hpp"
 #include "openedge/ladder.hpp"
+#include "openedge/ladder_fields.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
 using namespace dbrepro::openedge;
 
 namespace {
-
-using bindings::in_range;
 
 py::dict run_dict(const StepRun& run) {
   py::list users;
@@ -42,36 +41,38 @@ py::dict run_dict(const StepRun& run) {
       py::arg("frames") = run.frames);
 }
 
-py::dict ladder(i64 rows, i64 fanout, i64 seed, i64 servers, i64 users, i64 max_clients, i64 passes, i64 prefetch,
-                i64 fixed_latches, i64 latch_factor, i64 bucket_percent, i64 spin, i64 nap, i64 napmax, i64 message_delay_us, bool client_processes, const std::string& workload, i64 repeats,
-                const std::vector<i64>& steps, const std::string& address, const py::object& progress) {
+// A ladder's config from settings named as LadderConfig's fields
+// (openedge/ladder_fields.hpp), each set through the table; the rest keep
+// their defaults. `progress`, if given, is handed back.
+LadderConfig config_of(const py::kwargs& settings, py::object* progress = nullptr) {
   LadderConfig config;
-  config.database.rows = in_range<u64>("rows", rows);
-  config.database.fanout = in_range<u32>("fanout", fanout);
-  config.database.seed = in_range<u64>("seed", seed);
-  config.servers = in_range<u32>("servers", servers);
-  config.users = in_range<u32>("users", users);
-  config.max_clients = in_range<u32>("max_clients", max_clients);
-  config.passes = in_range<u32>("passes", passes);
-  config.prefetch = in_range<u32>("prefetch", prefetch);
-  config.fixed_latches = in_range<u32>("fixed_latches", fixed_latches);
-  config.latch_factor = in_range<u32>("latch_factor", latch_factor);
-  config.bucket_percent = in_range<u32>("bucket_percent", bucket_percent);
-  config.spin_nap.spin = in_range<u32>("spin", spin);
-  config.spin_nap.nap_ms = in_range<u32>("nap", nap);
-  config.spin_nap.napmax_ms = in_range<u32>("napmax", napmax);
-  config.message_delay_us = in_range<u32>("message_delay_us", message_delay_us);
-  config.client_processes = client_processes;
-  if (workload == "join")
-    config.workload = LadderConfig::Workload::kJoin;
-  else if (workload == "scan")
-    config.workload = LadderConfig::Workload::kScan;
-  else
-    throw std::invalid_argument("workload: must be 'join' or 'scan', got '" + workload + "'");
-  config.repeats = in_range<u32>("repeats", repeats);
-  config.steps.clear();
-  for (i64 s : steps) config.steps.push_back(in_range<u32>("steps", s));
-  config.address = address;
+  for (const auto& [key, value] : settings) {
+    const std::string name = key.cast<std::string>();
+    if (progress != nullptr && name == "progress") {
+      *progress = py::reinterpret_borrow<py::object>(value);
+      continue;
+    }
+    const LadderField& field = find_ladder_field(name);
+    field.set(config, bindings::field_value(field, value));
+  }
+  return config;
+}
+
+// openedge_config(**settings): every setting, checked, defaults filled in.
+py::dict checked_config(const py::args& args, const py::kwargs& settings) {
+  if (!args.empty()) throw std::invalid_argument("openedge_config: settings are keyword arguments");
+  const LadderConfig config = config_of(settings);
+  validate(config);
+  py::dict out;
+  for (const LadderField& f : ladder_fields()) out[f.name] = bindings::field_to_python(f.get(config));
+  return out;
+}
+
+// openedge_ladder(progress=None, **settings).
+py::dict ladder(const py::args& args, const py::kwargs& settings) {
+  if (!args.empty()) throw std::invalid_argument("openedge_ladder: settings are keyword arguments");
+  py::object progress = py::none();
+  const LadderConfig config = config_of(settings, &progress);
   validate(config);  // before the GIL is released: errors become ValueError
 
   std::optional<py::error_already_set> pending;
@@ -105,14 +106,15 @@ py::list ladder_steps() {
 }  // namespace
 
 void register_openedge(py::module_& m) {
-  m.def("openedge_ladder", &ladder, py::kw_only(), py::arg("rows"), py::arg("fanout") = 1, py::arg("seed") = 1,
-        py::arg("servers") = 1, py::arg("users") = 20, py::arg("max_clients") = 20, py::arg("passes") = 1,
-        py::arg("prefetch") = 100, py::arg("fixed_latches") = 1024, py::arg("latch_factor") = 100,
-        py::arg("bucket_percent") = 25, py::arg("spin") = 25000, py::arg("nap") = 1, py::arg("napmax") = 24,
-        py::arg("message_delay_us") = 0, py::arg("client_processes") = true,
-        py::arg("workload") = "join", py::arg("repeats") = 1, py::arg("steps") = std::vector<i64>{0, 1, 2, 3}, py::arg("address") = "127.0.0.1",
-        py::arg("progress") = py::none(),
-        "E3: build Table1..Table7, then run the 7-table join for every user at each ladder step "
-        "(interleaved, repeated) against servers on loopback TCP; per-run times, wire and access counters.");
+  m.def("openedge_ladder", &ladder,
+        "openedge_ladder(progress=None, **settings): build Table1..Table7, then run the 7-table join for every "
+        "user at each ladder step (interleaved, repeated) against servers on loopback TCP; per-run times, wire and "
+        "access counters. Settings are named as openedge_config_fields() lists them.");
+  m.def("openedge_config", &checked_config,
+        "openedge_config(**settings): the ladder's every setting, checked as openedge_ladder checks them, "
+        "defaults filled in; ValueError names the first bad one.");
+  m.def(
+      "openedge_config_fields", [] { return bindings::fields_table<LadderConfig>(ladder_fields()); },
+      "The settings of an E3 ladder (engine/src/openedge/ladder_fields.hpp): name, type, default, help.");
   m.def("openedge_ladder_steps", &ladder_steps, "E3's ladder: each step's name, label and features.");
 }

@@ -125,6 +125,16 @@ dbrepro::tpcc::FieldValue field_value(const dbrepro::tpcc::RunField& field, cons
       }
       return mix;
     }
+    case FieldType::kUnsignedList: {
+      std::vector<dbrepro::tpcc::FieldInteger> list;
+      size_t start = 0;
+      while (start <= text.size()) {
+        const size_t end = std::min(text.find(',', start), text.size());
+        list.push_back({parse_uint(option, text.substr(start, end - start)), false});
+        start = end + 1;
+      }
+      return list;
+    }
   }
   throw UsageError(option + ": unsupported setting type");
 }

@@ -1,48 +1,18 @@
 #include "driver/run_config_fields.hpp"
 
 #include <array>
-#include <limits>
 #include <stdexcept>
 
 namespace dbrepro::tpcc {
 
 namespace {
 
-[[noreturn]] void wrong_type(const char* name, const char* expected) {
-  throw std::invalid_argument(std::string(name) + ": must be " + expected);
-}
-
-template <class T>
-T unsigned_of(const char* name, const FieldValue& value) {
-  const auto* n = std::get_if<FieldInteger>(&value);
-  if (n == nullptr) wrong_type(name, "an integer");
-  if (n->negative || n->magnitude > std::numeric_limits<T>::max())
-    throw std::invalid_argument(std::string(name) + ": must be in 0.." + std::to_string(std::numeric_limits<T>::max()) +
-                                ", got " + (n->negative ? "-" : "") + std::to_string(n->magnitude));
-  return static_cast<T>(n->magnitude);
-}
-
-double float_of(const char* name, const FieldValue& value) {
-  if (const auto* d = std::get_if<double>(&value)) return *d;
-  if (const auto* n = std::get_if<FieldInteger>(&value))
-    return n->negative ? -static_cast<double>(n->magnitude) : static_cast<double>(n->magnitude);
-  wrong_type(name, "a number");
-}
-
-const std::string& text_of(const char* name, const FieldValue& value) {
-  const auto* s = std::get_if<std::string>(&value);
-  if (s == nullptr) wrong_type(name, "a string");
-  return *s;
-}
-
-bool bool_of(const char* name, const FieldValue& value) {
-  const auto* b = std::get_if<bool>(&value);
-  if (b == nullptr) wrong_type(name, "True or False");
-  return *b;
-}
-
-FieldValue integer(u64 v) { return FieldInteger{v, false}; }
-
+using config::bool_of;
+using config::float_of;
+using config::integer;
+using config::text_of;
+using config::unsigned_of;
+using config::wrong_type;
 
 const std::array<RunField, 20> kRunFields = {{
     {"warehouses", FieldType::kUnsigned, "TPC-C scale factor (about 100 MB each)",
@@ -121,23 +91,6 @@ const std::array<RunField, 20> kRunFields = {{
 
 std::span<const RunField> run_fields() { return kRunFields; }
 
-const char* field_type_name(FieldType type) {
-  switch (type) {
-    case FieldType::kBool: return "bool";
-    case FieldType::kUnsigned: return "int";
-    case FieldType::kFloat: return "float";
-    case FieldType::kText: return "str";
-    case FieldType::kMix: return "mix";
-  }
-  return "?";
-}
-
-const RunField& find_run_field(const std::string& name) {
-  for (const RunField& f : kRunFields)
-    if (name == f.name) return f;
-  std::string allowed;
-  for (const RunField& f : kRunFields) allowed += (allowed.empty() ? "" : ", ") + std::string(f.name);
-  throw std::invalid_argument(name + ": unknown setting (allowed: " + allowed + ")");
-}
+const RunField& find_run_field(const std::string& name) { return config::find_field(run_fields(), name); }
 
 }  // namespace dbrepro::tpcc

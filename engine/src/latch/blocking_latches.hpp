@@ -71,9 +71,11 @@ inline SpinNapParams& spin_nap_params() {
   return params;
 }
 inline void validate(const SpinNapParams& p) {
-  if (p.nap_ms < 1 || p.napmax_ms < p.nap_ms || p.napmax_ms > 10000)
-    throw std::invalid_argument("spin/nap: need 1 <= nap <= napmax <= 10000 ms, got nap " + std::to_string(p.nap_ms) +
-                                " napmax " + std::to_string(p.napmax_ms));
+  if (p.nap_ms < 1 || p.nap_ms > 10000)
+    throw std::invalid_argument("nap: must be in 1..10000 ms, got " + std::to_string(p.nap_ms));
+  if (p.napmax_ms < p.nap_ms || p.napmax_ms > 10000)
+    throw std::invalid_argument("napmax: must be in nap (" + std::to_string(p.nap_ms) + " ms)..10000 ms, got " +
+                                std::to_string(p.napmax_ms));
 }
 
 class SpinNapLatch {

@@ -1,0 +1,101 @@
+#include "openedge/ladder_fields.hpp"
+
+#include <array>
+#include <limits>
+
+namespace dbrepro::openedge {
+
+namespace {
+
+using config::bool_of;
+using config::FieldType;
+using config::FieldValue;
+using config::integer;
+using config::integer_list;
+using config::text_of;
+using config::unsigned_list_of;
+using config::unsigned_of;
+
+using Workload = LadderConfig::Workload;
+
+Workload parse_workload(const std::string& name) {
+  if (name == "join") return Workload::kJoin;
+  if (name == "scan") return Workload::kScan;
+  throw std::invalid_argument("workload: must be join or scan, got '" + name + "'");
+}
+
+const char* workload_name(Workload w) { return w == Workload::kJoin ? "join" : "scan"; }
+
+const std::array<LadderField, 20> kLadderFields = {{
+    {"rows", FieldType::kUnsigned, "rows of Table1",
+     [](LadderConfig& c, const FieldValue& v) { c.database.rows = unsigned_of<u64>("rows", v); },
+     [](const LadderConfig& c) { return integer(c.database.rows); }},
+    {"fanout", FieldType::kUnsigned, "rows of T2 per T1, T4 per T3, T6 per T5 (the OF relationships)",
+     [](LadderConfig& c, const FieldValue& v) { c.database.fanout = unsigned_of<u32>("fanout", v); },
+     [](const LadderConfig& c) { return integer(c.database.fanout); }},
+    {"seed", FieldType::kUnsigned, "random seed of the tables' contents",
+     // Up to 2^63-1, as every seed the Python API takes (records are read back into int64 columns).
+     [](LadderConfig& c, const FieldValue& v) {
+       c.database.seed = unsigned_of<u64>("seed", v, 0, std::numeric_limits<i64>::max());
+     },
+     [](const LadderConfig& c) { return integer(c.database.seed); }},
+    {"servers", FieldType::kUnsigned, "M servers",
+     [](LadderConfig& c, const FieldValue& v) { c.servers = unsigned_of<u32>("servers", v); },
+     [](const LadderConfig& c) { return integer(c.servers); }},
+    {"users", FieldType::kUnsigned, "U users, user u on server u mod M",
+     [](LadderConfig& c, const FieldValue& v) { c.users = unsigned_of<u32>("users", v); },
+     [](const LadderConfig& c) { return integer(c.users); }},
+    {"max_clients", FieldType::kUnsigned, "users a server takes (-Ma; the article's 20)",
+     [](LadderConfig& c, const FieldValue& v) { c.max_clients = unsigned_of<u32>("max_clients", v); },
+     [](const LadderConfig& c) { return integer(c.max_clients); }},
+    {"passes", FieldType::kUnsigned, "times each user runs its join",
+     [](LadderConfig& c, const FieldValue& v) { c.passes = unsigned_of<u32>("passes", v); },
+     [](const LadderConfig& c) { return integer(c.passes); }},
+    {"prefetch", FieldType::kUnsigned, "records per message (-prefetchNumRecs)",
+     [](LadderConfig& c, const FieldValue& v) { c.prefetch = unsigned_of<u32>("prefetch", v); },
+     [](const LadderConfig& c) { return integer(c.prefetch); }},
+    {"fixed_latches", FieldType::kUnsigned, "the baseline's hash-table latches (OpenEdge 11.7's)",
+     [](LadderConfig& c, const FieldValue& v) { c.fixed_latches = unsigned_of<u32>("fixed_latches", v); },
+     [](const LadderConfig& c) { return integer(c.fixed_latches); }},
+    {"latch_factor", FieldType::kUnsigned, "latches as % of hash buckets, step 1 on (-hashLatchFactor)",
+     [](LadderConfig& c, const FieldValue& v) { c.latch_factor = unsigned_of<u32>("latch_factor", v); },
+     [](const LadderConfig& c) { return integer(c.latch_factor); }},
+    {"bucket_percent", FieldType::kUnsigned, "hash buckets as % of buffer frames (-hash)",
+     [](LadderConfig& c, const FieldValue& v) { c.bucket_percent = unsigned_of<u32>("bucket_percent", v); },
+     [](const LadderConfig& c) { return integer(c.bucket_percent); }},
+    {"spin", FieldType::kUnsigned, "latch tries before a nap (-spin)",
+     [](LadderConfig& c, const FieldValue& v) { c.spin_nap.spin = unsigned_of<u32>("spin", v); },
+     [](const LadderConfig& c) { return integer(c.spin_nap.spin); }},
+    {"nap", FieldType::kUnsigned, "first nap, ms (-nap)",
+     [](LadderConfig& c, const FieldValue& v) { c.spin_nap.nap_ms = unsigned_of<u32>("nap", v); },
+     [](const LadderConfig& c) { return integer(c.spin_nap.nap_ms); }},
+    {"napmax", FieldType::kUnsigned, "longest nap, ms (-napmax)",
+     [](LadderConfig& c, const FieldValue& v) { c.spin_nap.napmax_ms = unsigned_of<u32>("napmax", v); },
+     [](const LadderConfig& c) { return integer(c.spin_nap.napmax_ms); }},
+    {"message_delay_us", FieldType::kUnsigned, "latency added to every client request, microseconds",
+     [](LadderConfig& c, const FieldValue& v) { c.message_delay_us = unsigned_of<u32>("message_delay_us", v); },
+     [](const LadderConfig& c) { return integer(c.message_delay_us); }},
+    {"client_processes", FieldType::kBool, "users in client processes of their own (the article's), else threads",
+     [](LadderConfig& c, const FieldValue& v) { c.client_processes = bool_of("client_processes", v); },
+     [](const LadderConfig& c) { return FieldValue{c.client_processes}; }},
+    {"workload", FieldType::kText, "join (the 7-table join) or scan (an index scan of each user's share of Table1)",
+     [](LadderConfig& c, const FieldValue& v) { c.workload = parse_workload(text_of("workload", v)); },
+     [](const LadderConfig& c) { return FieldValue{std::string(workload_name(c.workload))}; }},
+    {"repeats", FieldType::kUnsigned, "interleaved repeats of the steps",
+     [](LadderConfig& c, const FieldValue& v) { c.repeats = unsigned_of<u32>("repeats", v); },
+     [](const LadderConfig& c) { return integer(c.repeats); }},
+    {"steps", FieldType::kUnsignedList, "ladder steps to run (0 baseline, 1 bht, 2 mtdbs, 3 ssj)",
+     [](LadderConfig& c, const FieldValue& v) { c.steps = unsigned_list_of<u32>("steps", v); },
+     [](const LadderConfig& c) { return integer_list(c.steps); }},
+    {"address", FieldType::kText, "address the servers listen on",
+     [](LadderConfig& c, const FieldValue& v) { c.address = text_of("address", v); },
+     [](const LadderConfig& c) { return FieldValue{c.address}; }},
+}};
+
+}  // namespace
+
+std::span<const LadderField> ladder_fields() { return kLadderFields; }
+
+const LadderField& find_ladder_field(const std::string& name) { return config::find_field(ladder_fields(), name); }
+
+}  // namespace dbrepro::openedge
