@@ -252,6 +252,7 @@ TEST(KeyCacheRun, InterleavesSegmentSettingsPerCell) {
   EXPECT_EQ(result.order, (std::vector<u32>{4, 16, 0}));
   std::vector<u32> ran, threads, partitions;
   for (const auto& cell : result.cells) {
+    EXPECT_EQ(cell.counters.misses, 0u) << "each run's cache was loaded with the index before it";
     ran.push_back(cell.segments);
     threads.push_back(cell.threads);
     partitions.push_back(cell.segment_count);

@@ -45,7 +45,7 @@ struct ServedTable {
     config.buffer_bytes = u64{meta.index_blocks} * 2 * 1024;
     cache = std::make_unique<Cache>(config);
     cache->attach(SbtestTable::kIndexFileId, table->index_file());
-    server = std::make_unique<PointServer<Cache>>(*table, *cache, dir + "/s.sock");
+    server = std::make_unique<PointServer<Cache>>(*table, cache.get(), dir + "/s.sock");
   }
   ~ServedTable() {
     server.reset();
@@ -195,6 +195,17 @@ TEST(KeyCacheServer, BadRequestsAreRefusedWithOneLine) {
   const ServerStats stats = t.connections().stats();
   EXPECT_EQ(stats.closed.refused, bad.size() + 1);
   EXPECT_EQ(stats.closed.replies, bad.size());
+}
+
+TEST(KeyCacheServer, WithoutACacheAConnectionIsRefused) {
+  ServedTable t;
+  t.server->serve_with(nullptr);
+  auto client = client_of(t.path());
+  PointReply reply;
+  ASSERT_TRUE(client->query({5}, reply));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_NE(reply.error.find("no key cache"), std::string::npos) << reply.error;
+  EXPECT_FALSE(client->read_reply(reply));
 }
 
 TEST(KeyCacheServer, StopsWithConnectionsOpen) {

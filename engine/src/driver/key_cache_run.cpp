@@ -94,7 +94,7 @@ struct Run {
     ClientReport report;
     u64 connections_before = 0;
     if (server != nullptr) {
-      server->serve_with(cache);  // the connections of this run query this cache
+      server->serve_with(&cache);  // the connections of this run query this cache
       connections_before = server->connections().stats().connections;
     }
     if (server == nullptr) {
@@ -209,13 +209,9 @@ KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
     if (client_server) socket_dir = std::make_unique<SocketDir>();
     // Forked first, while this process has no thread of the run yet.
     if (config.mode == "client_server") clients = std::make_unique<ClientProcess>(socket_dir->socket());
-    std::vector<std::unique_ptr<Cache>> caches;  // one per segments value, in the config's order
-    for (u32 s : config.segments) {
-      caches.push_back(std::make_unique<Cache>(cache_config_for(config, table, s)));
-      caches.back()->attach(sysbench::SbtestTable::kIndexFileId, table.index_file());
-    }
     std::unique_ptr<sysbench::PointServer<Cache>> server;
-    if (client_server) server = std::make_unique<sysbench::PointServer<Cache>>(table, *caches[0], socket_dir->socket());
+    if (client_server)
+      server = std::make_unique<sysbench::PointServer<Cache>>(table, nullptr, socket_dir->socket());
 
     KeyCacheRunResult result;
     result.rows = table.meta().rows;
@@ -228,9 +224,13 @@ KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
     for (u32 threads : config.threads)
       for (u32 points : config.points)
         for (u32 s : result.order) {
-          const size_t index = static_cast<size_t>(
-              std::find(config.segments.begin(), config.segments.end(), s) - config.segments.begin());
-          result.cells.push_back(run.cell(*caches[index], s, threads, points));
+          // As MariaDB's SET GLOBAL key_cache_segments: a repartitioned, empty
+          // cache, loaded with the index (LOAD INDEX INTO CACHE), one at a time.
+          Cache cache(cache_config_for(config, table, s));
+          cache.attach(sysbench::SbtestTable::kIndexFileId, table.index_file());
+          cache.preload(sysbench::SbtestTable::kIndexFileId, 1, table.meta().index_blocks);
+          result.cells.push_back(run.cell(cache, s, threads, points));
+          if (server) server->serve_with(nullptr);  // its connections have closed (the cell waited)
         }
     server.reset();   // its threads first,
     clients.reset();  // then the client process

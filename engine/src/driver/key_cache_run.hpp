@@ -3,10 +3,11 @@
 // key cache, for each (threads, points) cell and each key_cache_segments
 // value, the segment settings interleaved per cell (off, 32, 64, then the next
 // cell; the order rotated by one per repeat), as the real MariaDB's runner
-// does (bindings/dbrepro/key_cache_mariadb.py). Each segments value has its
-// own cache for the whole run (MariaDB's SET GLOBAL key_cache_segments
-// repartitions one cache; here each is a configuration of the engine's one
-// page cache). A cell: a warm-up, then a timed window measuring the queries
+// does (bindings/dbrepro/key_cache_mariadb.py). As there, each run starts
+// from a repartitioned, empty cache (SET GLOBAL key_cache_segments) loaded
+// with the index (LOAD INDEX INTO CACHE): one key cache at a time, a
+// configuration of the engine's one page cache. A cell: a warm-up, then a
+// timed window measuring the queries
 // whose replies arrive inside it (queries/s), latency percentiles and the
 // cache's counters. How the clients reach the cache is the mode
 // (driver/key_cache_clients.hpp): over a Unix socket to one server thread

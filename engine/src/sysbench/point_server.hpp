@@ -13,7 +13,8 @@
 // ConnectionServer is the sockets and threads; serve_points is one
 // connection's loop; PointServer puts them together for a key cache (the one a
 // new connection uses is chosen by serve_with: E2 interleaves its segment
-// settings, one cache each, on one server).
+// settings on one server, a fresh cache for each run, as MariaDB's
+// SET GLOBAL key_cache_segments repartitions and empties its one cache).
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -139,20 +140,28 @@ void serve_points(int fd, PointSelect<Cache>& select, const SbtestTable& table, 
 }
 
 // The server of one sbtest table: a new connection queries the cache set by
-// the latest serve_with (each connection keeps the cache it started with).
+// the latest serve_with (each connection keeps the cache it started with; a
+// cache is replaced only when no connection is open: wait_idle).
 template <class Cache>
 class PointServer {
  public:
-  PointServer(const SbtestTable& table, Cache& cache, const std::string& path)
-      : table_(table), cache_(&cache), server_(path, [this](int fd, ConnectionCounters& counts) { serve(fd, counts); }) {}
+  PointServer(const SbtestTable& table, Cache* cache, const std::string& path)
+      : table_(table), cache_(cache), server_(path, [this](int fd, ConnectionCounters& counts) { serve(fd, counts); }) {}
 
-  void serve_with(Cache& cache) { cache_.store(&cache); }
+  void serve_with(Cache* cache) { cache_.store(cache); }
   ConnectionServer& connections() { return server_; }
   const std::string& path() const { return server_.path(); }
 
  private:
   void serve(int fd, ConnectionCounters& counts) {
-    PointSelect<Cache> select(table_, *cache_.load());
+    Cache* cache = cache_.load();
+    if (cache == nullptr) {
+      ++counts.refused;
+      const auto frame = error_frame("no key cache is being served; closing the connection");
+      write_full(fd, frame.data(), frame.size());
+      return;
+    }
+    PointSelect<Cache> select(table_, *cache);
     serve_points(fd, select, table_, counts);
   }
 
