@@ -7,7 +7,8 @@ sbtest table whose index blocks are read through a key cache of N segments.
 
 `segments` lists key_cache_segments values; in every (threads, points) cell
 each runs in turn (the order rotated by one per `repeat`, as the real MariaDB's
-runner does), each with its own cache kept for the whole run. 0 is the classic
+runner does), each run on a fresh cache loaded with the index (as SET GLOBAL
+key_cache_segments and LOAD INDEX INTO CACHE there). 0 is the classic
 cache (one mutex); N splits it as MariaDB 5.2 does,
 block -> segment (file + position / block_size) mod N. `mode` is how the
 clients (sysbench's threads) reach the cache: "client_server" (the default,
@@ -284,7 +285,7 @@ def _parser() -> argparse.ArgumentParser:
         "--distribution", choices=DISTRIBUTIONS, default="special",
         help="sysbench's --rand-type for k and the query points (default: special, sysbench 0.5's)",
     )
-    runner = commands.add_parser("run", help="time select_random_points against one key-cache configuration")
+    runner = commands.add_parser("run", help="time select_random_points, each segments value in turn per cell")
     runner.add_argument("--table-dir", required=True)
     runner.add_argument(
         "--segments", type=_list_arg, default=[0],
