@@ -1,5 +1,6 @@
 #include "driver/key_cache_clients.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -7,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -144,7 +146,17 @@ ClientProcess::~ClientProcess() {
 
 void ClientProcess::start(const ClientCell& cell) { write_exact(control_, &cell, sizeof cell); }
 
-ClientReport ClientProcess::finish() {
+ClientReport ClientProcess::finish(i64 deadline_ns) {
+  for (;;) {
+    pollfd ready{control_, POLLIN, 0};
+    const i64 left_ms = std::max<i64>(0, (deadline_ns - now_ns()) / 1'000'000);
+    const int got = ::poll(&ready, 1, static_cast<int>(std::min<i64>(left_ms, 1'000'000)));
+    if (got > 0) break;
+    if (got < 0 && errno == EINTR) continue;
+    if (got == 0 && now_ns() < deadline_ns) continue;
+    ::kill(pid_, SIGKILL);  // hung: the destructor reaps it
+    throw std::runtime_error("client process: no report by the deadline (killed)");
+  }
   ClientReport report;
   read_exact(control_, &report, sizeof report, "ended without a report");
   return report;

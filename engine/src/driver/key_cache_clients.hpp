@@ -134,7 +134,9 @@ class ClientProcess {
   ClientProcess& operator=(const ClientProcess&) = delete;
 
   void start(const ClientCell& cell);  // the child's threads connect and run at once
-  ClientReport finish();                // blocks for the child's report of that cell
+  // Blocks for the child's report of that cell; a child silent until
+  // `deadline_ns` (monotonic clock) is killed, and this throws.
+  ClientReport finish(i64 deadline_ns);
   pid_t pid() const { return pid_; }
 
  private:

@@ -32,6 +32,10 @@ rusage process_usage() {
   return usage;
 }
 
+// How long after its window a client process may take to report (its last
+// queries, then closing its connections) before it counts as hung.
+constexpr i64 kClientGraceNs = i64{120} * 1'000'000'000;
+
 // direct: the client thread runs the query on the cache itself.
 template <class Cache>
 struct DirectQuery {
@@ -108,7 +112,7 @@ struct Run {
       at_start();
       sleep_until_ns(clients_cell.end_ns);
       at_end();
-      report = clients->finish();
+      report = clients->finish(clients_cell.end_ns + kClientGraceNs);
     }
     if (server != nullptr) server->connections().wait_idle();  // every connection of this run has closed
     if (report.error[0] != '\0') throw std::runtime_error(std::string("key cache clients: ") + report.error);
