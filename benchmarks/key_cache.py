@@ -38,6 +38,8 @@ def main() -> int:
     parser.add_argument("--threads", default="1,4,8,16,32,64,128")
     parser.add_argument("--segments", default="0,1,4,16,32,64", help="must include 0, 32 and 64")
     parser.add_argument("--distribution", choices=key_cache.DISTRIBUTIONS, default="special")
+    parser.add_argument("--mode", default="client_server",
+                        help="how the clients reach the cache: client_server (default), client_server_in_process, direct")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     segments = [int(s) for s in args.segments.split(",")]
@@ -46,14 +48,14 @@ def main() -> int:
     cells = {}
     with tempfile.TemporaryDirectory(prefix="dbrepro_kc_bench_") as table:
         key_cache.build_table(table, rows=args.rows, distribution=args.distribution)
-        # Interleaved: each thread count runs every segments value back to back.
-        for t in threads:
-            for s in segments:
-                cell = key_cache.run(table_dir=table, segments=s, threads=[t], points=[10], seconds=args.seconds,
-                                     warmup_seconds=args.warmup_seconds).metrics["cells"][0]
-                cells[s, t] = cell
+        # Interleaved: each thread count runs every segments value back to back (one run does it per cell).
+        result = key_cache.run(table_dir=table, segments=segments, threads=threads, points=[10], mode=args.mode,
+                               seconds=args.seconds, warmup_seconds=args.warmup_seconds)
+        for cell in result.metrics["cells"]:
+            cells[cell["segments"], cell["threads"]] = cell
 
-    print(f"select_random_points P=10, {args.rows:,} rows ({args.distribution}), {os.cpu_count()} hardware threads, "
+    print(f"select_random_points P=10, {args.rows:,} rows ({args.distribution}), mode {args.mode}, "
+          f"{os.cpu_count()} hardware threads, "
           f"{args.seconds:g} s per cell, load average {os.getloadavg()[0]:.1f}")
     print(f"{'':22}" + "".join(f"{t:>8}" for t in threads))
     print(f"{'off (queries/s)':22}" + "".join(f"{cells[0, t]['queries_per_second']:>8.0f}" for t in threads))

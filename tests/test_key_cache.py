@@ -38,13 +38,38 @@ def test_run_gives_one_row_per_cell(table_dir):
     assert (frame["queries_per_second"] > 0).all() and (frame["hits"] > 0).all()
     assert (frame["segments"] == 8).all() and (frame["table_rows"] == 5000).all()
     assert (frame["latency_us_p50"] <= frame["latency_us_p99"]).all()
+    assert (frame["mode"] == "client_server").all()  # the default: MariaDB's shape
+    assert (frame["connections"] == frame["threads"]).all()  # a server thread per client connection
     record = result.to_dict()
-    assert record["kind"] == "key_cache" and record["metrics"]["cache"]["segment_count"] == 8
+    assert record["kind"] == "key_cache" and all(c["segment_count"] == 8 for c in record["metrics"]["cells"])
+    assert record["config"]["mode"] == "client_server" and record["metrics"]["cache"]["mode"] == "client_server"
+
+
+def test_segment_settings_are_interleaved_per_cell(table_dir):
+    # As the real MariaDB's runner: in every (threads, P) cell each segments
+    # value in turn, the order rotated by one per repeat.
+    result = key_cache.run(table_dir=table_dir, segments=[0, 4, 16], repeat=2, threads=[1, 2], mode="direct",
+                           seconds=0.02, warmup_seconds=0.01)
+    frame = result.to_frame()
+    assert list(frame["segments"]) == [4, 16, 0, 4, 16, 0]
+    assert list(frame["threads"]) == [1, 1, 1, 2, 2, 2]
+    assert list(frame["segment_count"]) == [4, 16, 1, 4, 16, 1]
+    assert result.metrics["cache"]["order"] == [4, 16, 0] and (frame["repeat"] == 2).all()
+
+
+@pytest.mark.parametrize("mode", ["client_server", "client_server_in_process", "direct"])
+def test_every_mode_runs_and_is_recorded(table_dir, mode):
+    assert key_cache.modes()[0] == "client_server" and mode in key_cache.modes()
+    frame = key_cache.run(table_dir=table_dir, segments=[0, 2], threads=[2], mode=mode, **QUICK).to_frame()
+    assert (frame["mode"] == mode).all() and (frame["queries"] > 0).all()
+    assert (frame["connections"] == (0 if mode == "direct" else 2)).all()
+    # Only the forked client process reports its own CPU time.
+    assert ((frame["client_cpu_seconds"] > 0) == (mode == "client_server")).all()
 
 
 def test_run_without_a_table_builds_a_temporary_one():
     result = key_cache.run(rows=2000, segments=0, **QUICK)
-    assert result.config["rows"] == 2000 and result.metrics["cache"]["segment_count"] == 1
+    assert result.config["rows"] == 2000 and result.metrics["cells"][0]["segment_count"] == 1
 
 
 def test_special_distribution_concentrates_rows_on_the_points(table_dir, tmp_path):
@@ -123,14 +148,21 @@ def test_cli_builds_and_runs(python, tmp_path):
                   "--out", str(out))
     assert done.returncode == 0, done.stderr
     record = read_record(out)
-    assert record["config"]["segments"] == 32 and len(record["metrics"]["cells"]) == 2
+    assert record["config"]["segments"] == [32] and len(record["metrics"]["cells"]) == 2
+    done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table), "--segments", "0,32",
+                  "--repeat", "2", "--mode", "direct", "--threads", "1", "--points", "10", "--seconds", "0.05",
+                  "--warmup-seconds", "0.02", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    record = read_record(out)
+    assert [c["segments"] for c in record["metrics"]["cells"]] == [32, 0] and record["config"]["mode"] == "direct"
 
 
 @pytest.mark.parametrize(
     "args, option",
     [(["--segments", "99"], "--segments"), (["--threads", "a,b"], "--threads"),
      (["--replacement", "fifo"], "--replacement"), (["--seconds", "-1"], "--seconds"),
-     (["--latch", "ticket"], "--latch")],
+     (["--latch", "ticket"], "--latch"), (["--mode", "pipes"], "--mode"), (["--segments", "0,0"], "--segments"),
+     (["--repeat", "0"], "--repeat")],
 )
 def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, table_dir, args, option):
     done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table_dir), "--out",
@@ -155,7 +187,7 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     config = yaml.safe_load(profile(repo, name).read_text())
     kc = config["key_cache"]
     repeats = kc.get("repeats") or config["repeats"]
-    assert job_count(output, "key_cache_run") == repeats * len(kc["segments"])
+    assert job_count(output, "key_cache_run") == repeats  # one per repeat: the segments interleaved inside it
     assert job_count(output, "key_cache_table") == 1
     # The real MariaDB's figure where the profile runs it (tests/test_key_cache_mariadb.py).
     assert job_count(output, "key_cache_figure") == len(FIGURES) + int(kc["mariadb"]["enabled"])
@@ -168,14 +200,13 @@ def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
                      "--configfile", str(profile(repo, "quick")))
     output = done.stdout + done.stderr
     blocks = re.findall(r"rule key_cache_run:\n((?:    .*\n)+)", output)
-    segments = yaml.safe_load(profile(repo, "quick").read_text())["key_cache"]["segments"]
     assert blocks
     for block in blocks:
         assert "timed=1" in block and "threads: 2" in block, block
-        inputs = set(re.findall(r"results/raw/key_cache/rep\d+/seg\d+\.json", block.split("output:")[0]))
+        inputs = set(re.findall(r"results/raw/key_cache/rep\d+/model\.json", block.split("output:")[0]))
         rep = int(re.search(r"results/raw/key_cache/rep(\d+)/", block.split("output:")[1]).group(1))
-        # Repeat r starts after every run of repeat r - 1 (interleaved: A B C A B C ...).
-        previous = {f"results/raw/key_cache/rep{rep - 1}/seg{s}.json" for s in segments} if rep > 1 else set()
+        # Repeat r starts after repeat r - 1; inside a repeat every cell runs each segments value in turn.
+        previous = {f"results/raw/key_cache/rep{rep - 1}/model.json"} if rep > 1 else set()
         assert inputs == previous, block
 
 

@@ -221,14 +221,14 @@ def test_failed_run_leaves_its_log_and_no_output(repo, tmp_path):
     config["key_cache"].update(rows=1000, buffer_bytes=1, segments=[0, 4])
     config_path = tmp_path / "failing.yaml"
     config_path.write_text(yaml.safe_dump(config))
-    record = "results/raw/key_cache/rep1/seg0.json"
+    record = "results/raw/key_cache/rep1/model.json"
     with open(tmp_path / "snakemake.log", "w") as log:
         process = _start(repo, tmp_path, config_path, [record], log)
         process.wait(timeout=600)
     output = (tmp_path / "snakemake.log").read_text()
     assert process.returncode != 0, output
     assert "Error in rule key_cache_run" in output, output
-    job_log = tmp_path / "results" / "logs" / "key_cache" / "runs" / "rep1" / "seg0.log"
+    job_log = tmp_path / "results" / "logs" / "key_cache" / "runs" / "rep1" / "model.log"
     assert "--buffer-bytes: too small" in job_log.read_text()
     assert not (tmp_path / record).exists()
     assert not list((tmp_path / "results" / "raw").rglob("*.json"))

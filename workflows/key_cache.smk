@@ -1,9 +1,12 @@
 # Study `key_cache` (E2): MariaDB's segmented key cache, "Segmented Key Cache
 # Performance" (MariaDB 5.2.2). sysbench select_random_points on a MyISAM-like
-# sbtest table, key cache off vs N segments, per thread count and P.
+# sbtest table, key cache off vs N segments, per thread count and P; the
+# clients reach the cache as the config's mode says (client_server: a client
+# process, each query over a Unix socket to its own server thread).
 #
 #   table     results/tmp/key_cache/sbtest/sbtest.{MYD,MYI}  (built once, read by every run)
-#   runs      results/raw/key_cache/rep{rep}/seg{segments}.json (timed; every threads x P cell)
+#   runs      results/raw/key_cache/rep{rep}/model.json (timed; every threads x P cell, each
+#             segments value in turn per cell, the order rotated by one per repeat)
 #   tables    results/tables/key_cache/{throughput,relative,mutex_waits,claims}.csv, claims.md
 #   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
 #   figures   results/figures/key_cache/{heatmap,relative,mariadb}.{png,pdf} (mariadb: where it runs)
@@ -14,8 +17,7 @@ KC = config["key_cache"]
 KC_STUDY = "key_cache"
 KC_TABLE_DIR = f"results/tmp/{KC_STUDY}/sbtest"
 KC_TABLE = {name: f"{KC_TABLE_DIR}/sbtest.{name}" for name in ("MYD", "MYI")}
-KC_RUN = raw_path(KC_STUDY, "seg{segments}")
-KC_GRID = {"segments": KC["segments"]}
+KC_RUN = raw_path(KC_STUDY, "model")
 KC_REPEATS = list(range(1, (KC["repeats"] or config["repeats"]) + 1))
 KC_PAPER = repo_file("workflows", "data", "key_cache_paper.yaml")
 KC_FIGURES = {"heatmap": ("key_cache_heatmap.py", "throughput"), "relative": ("key_cache_relative.py", "relative")}
@@ -75,21 +77,22 @@ rule key_cache_table:
 
 
 rule key_cache_run:
-    """One timed run of every (threads, P) cell against one key_cache_segments value.
+    """One repeat of the model's grid: in every (threads, P) cell each key_cache_segments value in
+    turn (the order rotates by one per repeat), as the real MariaDB's runner does.
 
-    Timed runs never overlap (timed=1), are interleaved across repeats, and
-    claim every core, so nothing else runs beside the clients' threads."""
+    Timed runs never overlap (timed=1), run one repeat after the other, and
+    claim every core, so nothing else runs beside the clients' and server's threads."""
     input:
-        after_previous_repeat(KC_RUN, KC_GRID),
+        after_previous_repeat(KC_RUN, {}),
         **KC_TABLE,
     output:
         record=KC_RUN,
     log:
-        log_path(KC_STUDY, "runs/rep{rep}/seg{segments}"),
-    wildcard_constraints:
-        segments=r"[0-9]+",
+        log_path(KC_STUDY, "runs/rep{rep}/model"),
     params:
         directory=KC_TABLE_DIR,
+        segments=",".join(map(str, KC["segments"])),
+        mode=KC["mode"],
         threads=",".join(map(str, KC["threads"])),
         points=",".join(map(str, KC["points"])),
         warmup=KC["warmup_seconds"],
@@ -105,7 +108,8 @@ rule key_cache_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {wildcards.segments}"
+        "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
+        " --repeat {wildcards.rep} --mode {params.mode}"
         " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
         " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fraction {params.index_fraction}"
         " --division-limit {params.division}"
@@ -117,7 +121,7 @@ rule key_cache_run:
 rule key_cache_throughput_table:
     """Queries/s per segments value, threads and P over the repeats (median, min, max), latency and mutex waits."""
     input:
-        runs=expand(KC_RUN, rep=KC_REPEATS, **KC_GRID),
+        runs=expand(KC_RUN, rep=KC_REPEATS),
     output:
         kc_table("throughput"),
     log:
@@ -157,7 +161,7 @@ rule key_cache_mutex_waits_table:
 rule key_cache_claims:
     """The article's findings against ours: criteria from workflows/claims/key_cache.yaml, each cell's repeats the samples."""
     input:
-        runs=expand(KC_RUN, rep=KC_REPEATS, **KC_GRID),
+        runs=expand(KC_RUN, rep=KC_REPEATS),
         mariadb_runs=KCM_RUNS,
         paper=KC_PAPER,
         criteria=claims_criteria(KC_STUDY),

@@ -66,13 +66,18 @@ def key_cache_build_table(
 def key_cache_latches() -> list[str]:
     """The segment mutexes a run can choose, MariaDB's (adaptive) first."""
 
+def key_cache_modes() -> list[str]:
+    """How the clients reach the key cache, the default (client_server: MariaDB's shape) first."""
+
 def key_cache_table_info(*, directory: str) -> dict[str, Any]:
     """The metadata of the sbtest table in a directory."""
 
 def key_cache_run(
     *,
     table_dir: str,
-    segments: int = 0,
+    segments: Sequence[int] = (0,),
+    repeat: int = 1,
+    mode: str = "client_server",
     buffer_bytes: int = 0,
     index_fraction: float = 1.0,
     division_limit: int = 100,
@@ -85,7 +90,7 @@ def key_cache_run(
     seconds: float = 0.5,
     seed: int = 1,
 ) -> dict[str, Any]:
-    """select_random_points per (threads, points) cell against one key-cache configuration."""
+    """select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat)."""
 
 # ---- E4 quantum (quantum_module.cpp) -------------------------------------------------
 

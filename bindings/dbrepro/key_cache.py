@@ -2,11 +2,20 @@
 sbtest table whose index blocks are read through a key cache of N segments.
 
     >>> from dbrepro import key_cache
-    >>> result = key_cache.run(rows=20000, segments=32, threads=[1, 4], points=[10], seconds=0.5)
-    >>> result.to_frame()      # one row per (threads, points) cell: queries/s, latency, mutex waits
+    >>> result = key_cache.run(rows=20000, segments=[0, 32], threads=[1, 4], points=[10], seconds=0.5)
+    >>> result.to_frame()      # one row per (segments, threads, points): queries/s, latency, mutex waits
 
-`segments=0` is the classic cache (one mutex); N splits it as MariaDB 5.2 does,
-block -> segment (file + position / block_size) mod N. Each segment's mutex is
+`segments` lists key_cache_segments values; in every (threads, points) cell
+each runs in turn (the order rotated by one per `repeat`, as the real MariaDB's
+runner does), each run on a fresh cache loaded with the index (as SET GLOBAL
+key_cache_segments and LOAD INDEX INTO CACHE there). 0 is the classic
+cache (one mutex); N splits it as MariaDB 5.2 does,
+block -> segment (file + position / block_size) mod N. `mode` is how the
+clients (sysbench's threads) reach the cache: "client_server" (the default,
+MariaDB's shape: the clients in a second process, each query a round trip over
+a Unix socket to its own server thread, which sends the rows back),
+"client_server_in_process" (the same with the clients in this process) or
+"direct" (the threads call the cache; `modes()` lists them). Each segment's mutex is
 MariaDB's adaptive one by default (`latch="adaptive"`; "futex" and "spin" are
 the alternatives, `latches()` lists them); the cache is the engine's one page
 cache, and its index the engine's one B-tree. The table lives in a
@@ -16,7 +25,8 @@ directory (`table_dir`, sbtest.MYD + sbtest.MYI), built once by
 Command line (what the workflow calls):
 
     python -m dbrepro.key_cache build --table-dir DIR --rows N [--seed S] [--block-size B]
-    python -m dbrepro.key_cache run --table-dir DIR --segments N --threads 1,4 --points 10 --out FILE.json
+    python -m dbrepro.key_cache run --table-dir DIR --segments 0,32,64 [--repeat R] [--mode MODE]
+        --threads 1,4 --points 10 --out FILE.json
 """
 from __future__ import annotations
 
@@ -93,10 +103,22 @@ def latches() -> list[str]:
     return list(_engine.key_cache_latches())
 
 
+def modes() -> list[str]:
+    """How the clients reach the key cache (the engine's list), the default (client_server) first."""
+    from . import _engine
+
+    return list(_engine.key_cache_modes())
+
+
 def validate_config(**config: Any) -> dict[str, Any]:
     """The run's config, checked; ConfigError names the first bad parameter."""
+    segments = _int_list("segments", config["segments"], minimum=0, maximum=MAX_SEGMENTS)
+    if len(set(segments)) != len(segments):
+        raise ConfigError("segments", f"each value once, got {segments}")
     return {
-        "segments": _integer("segments", config["segments"], minimum=0, maximum=MAX_SEGMENTS),
+        "segments": segments,
+        "repeat": _integer("repeat", config["repeat"], minimum=1),
+        "mode": _choice("mode", config["mode"], tuple(modes())),
         "threads": _int_list("threads", config["threads"], minimum=1, maximum=1024),
         "points": _int_list("points", config["points"], minimum=1, maximum=10000),
         "seconds": _number("seconds", config["seconds"], minimum=1e-3),
@@ -128,7 +150,9 @@ def run(
     *,
     table_dir: str | os.PathLike | None = None,
     rows: int = 20000,
-    segments: int = 0,
+    segments: int | Sequence[int] = (0,),
+    repeat: int = 1,
+    mode: str = "client_server",
     threads: Sequence[int] = (1,),
     points: Sequence[int] = (10,),
     seconds: float = 0.5,
@@ -141,7 +165,7 @@ def run(
     latch: str = "adaptive",
     seed: int = 1,
 ) -> RunResult:
-    """Run every (threads, points) cell against one key-cache configuration.
+    """Run every (threads, points) cell, each `segments` value in turn (rotated by `repeat`).
 
     `buffer_bytes=0` sizes the key buffer from `index_fraction`: 1 holds the
     whole index (as the article's 512 MB buffer held its 313 MB index), 0.5
@@ -150,7 +174,8 @@ def run(
     table of `rows` rows is built in a temporary directory and removed after.
     """
     config = validate_config(
-        segments=segments, threads=list(threads), points=list(points), seconds=seconds,
+        segments=list(segments) if isinstance(segments, (list, tuple)) else segments, repeat=repeat, mode=mode,
+        threads=list(threads), points=list(points), seconds=seconds,
         warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, index_fraction=index_fraction,
         division_limit=division_limit,
         age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
@@ -198,11 +223,13 @@ def _loadavg() -> list[float] | None:
 
 
 def cell_rows(result: RunResult) -> list[dict[str, Any]]:
-    """Table rows of a key_cache record: one per (threads, points) cell."""
+    """Table rows of a key_cache record: one per (segments, threads, points) run."""
     config, metrics = result.config, result.metrics
     return [
         {
-            "segments": config["segments"],
+            "segments": config["segments"],  # records before the interleaving: one value (the cell's own replaces it)
+            "mode": config.get("mode", "direct"),  # records before the client/server hop: direct
+            "repeat": config.get("repeat", 1),
             "table_rows": config["rows"],
             "block_size": config["block_size"],
             "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
@@ -210,8 +237,8 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "latch": config.get("latch", "futex"),  # records before it was recorded: std::mutex, a futex
             "index_fraction": config.get("index_fraction", 1.0),
             "seconds_limit": config["seconds"],
+            "buffer_bytes": metrics["cache"].get("buffer_bytes"),  # older records: one cache per record
             **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
-            "buffer_bytes": metrics["cache"]["buffer_bytes"],
             "cpu_count": metrics["host"]["cpu_count"],
         }
         for cell in metrics["cells"]
@@ -258,9 +285,18 @@ def _parser() -> argparse.ArgumentParser:
         "--distribution", choices=DISTRIBUTIONS, default="special",
         help="sysbench's --rand-type for k and the query points (default: special, sysbench 0.5's)",
     )
-    runner = commands.add_parser("run", help="time select_random_points against one key-cache configuration")
+    runner = commands.add_parser("run", help="time select_random_points, each segments value in turn per cell")
     runner.add_argument("--table-dir", required=True)
-    runner.add_argument("--segments", type=int, default=0)
+    runner.add_argument(
+        "--segments", type=_list_arg, default=[0],
+        help="key_cache_segments values, each run in turn in every cell (e.g. 0,32,64)",
+    )
+    runner.add_argument("--repeat", type=int, default=1, help="which repeat (rotates the segments' order by one each)")
+    runner.add_argument(
+        "--mode", default="client_server",
+        help="how the clients reach the cache: client_server (the default: a client process, a server thread per "
+             "connection), client_server_in_process or direct",
+    )
     runner.add_argument("--threads", type=_list_arg, default=[1])
     runner.add_argument("--points", type=_list_arg, default=[10])
     runner.add_argument("--seconds", type=float, default=0.5)
@@ -301,7 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sbtest: {meta['rows']} rows, index {meta['index_bytes']} bytes, data {meta['data_bytes']} bytes")
             return 0
         result = run(
-            table_dir=args.table_dir, segments=args.segments, threads=args.threads, points=args.points,
+            table_dir=args.table_dir, segments=args.segments, repeat=args.repeat, mode=args.mode,
+            threads=args.threads, points=args.points,
             seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
             index_fraction=args.index_fraction,
             division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
@@ -326,8 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
         return 2
     for cell in result.metrics["cells"]:
-        print(f"segments={args.segments} threads={cell['threads']} P={cell['points']}: "
-              f"{cell['queries_per_second']:.0f} q/s, mutex waits {cell['mutex_waits']}")
+        print(f"{args.mode}: segments={cell['segments']} threads={cell['threads']} P={cell['points']}: "
+              f"{cell['queries_per_second']:.0f} q/s, mutex waits {cell['mutex_waits']}, "
+              f"long holds {cell['mutex_long_holds']}")
     return 0
 
 

@@ -50,7 +50,7 @@ def validate(config: Any, schema_path: PathLike) -> None:
 
 
 # Lists the schema takes from the engine instead of spelling them out.
-_REGISTRY_LISTS = {"policies": "policies", "stacks": "stack_names"}
+_REGISTRY_LISTS = {"policies": "policies", "stacks": "stack_names", "key_cache_modes": "key_cache_modes"}
 
 
 def with_registry(schema: Any) -> Any:

@@ -1,5 +1,8 @@
 // E2's Python face: build the sbtest table, run select_random_points against
-// one key-cache configuration. Runs release the GIL; results are plain dicts.
+// the key cache, each segments value in turn per cell, in one of the modes
+// (client/server over a Unix socket, or direct). Runs release the GIL (the
+// client_server mode forks its client process from the calling thread);
+// results are plain dicts.
 // mutex_waits and mutex_wait_ns are the segment latches' waits (CacheStats);
 // mutex_held_ns and mutex_long_holds their holding (keycache/timed_latch.hpp).
 #include <pybind11/pybind11.h>
@@ -61,13 +64,17 @@ py::dict table_info(const std::string& directory) {
                   py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height);
 }
 
-py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, double index_fraction, i64 division_limit,
+py::dict run(const std::string& table_dir, const std::vector<i64>& segments, i64 repeat, const std::string& mode,
+             i64 buffer_bytes, double index_fraction, i64 division_limit,
              i64 age_threshold,
              const std::string& replacement, const std::string& latch, const std::vector<i64>& threads,
              const std::vector<i64>& points, double warmup_seconds, double seconds, i64 seed) {
   keycache_driver::KeyCacheRunConfig config;
   config.table_dir = table_dir;
-  config.segments = in_range<u32>("segments", segments, 0);
+  config.segments.clear();
+  for (i64 v : segments) config.segments.push_back(in_range<u32>("segments", v, 0));
+  config.repeat = in_range<u32>("repeat", repeat, 1);
+  config.mode = mode;
   config.buffer_bytes = in_range<u64>("buffer_bytes", buffer_bytes, 0);
   config.index_fraction = index_fraction;
   config.division_limit = in_range<u32>("division_limit", division_limit, 1);
@@ -88,6 +95,8 @@ py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, doubl
   py::list cells;
   for (const auto& c : result.cells)
     cells.append(py::dict(
+        py::arg("segments") = c.segments, py::arg("segment_count") = c.segment_count,
+        py::arg("blocks_per_segment") = c.blocks_per_segment, py::arg("buffer_bytes") = c.buffer_bytes,
         py::arg("threads") = c.threads, py::arg("points") = c.points, py::arg("queries") = c.queries,
         py::arg("rows") = c.rows, py::arg("elapsed_seconds") = c.elapsed_seconds,
         py::arg("cpu_seconds") = c.cpu_seconds, py::arg("queries_per_second") = c.queries_per_second,
@@ -99,12 +108,13 @@ py::dict run(const std::string& table_dir, i64 segments, i64 buffer_bytes, doubl
         py::arg("mutex_wait_ns") = c.counters.latch_wait_ns, py::arg("mutex_acquisitions") = c.holds.acquisitions,
         py::arg("mutex_held_ns") = c.holds.held_ns, py::arg("mutex_long_holds") = c.holds.long_holds,
         py::arg("involuntary_switches") = c.involuntary_switches,
-        py::arg("voluntary_switches") = c.voluntary_switches));
+        py::arg("voluntary_switches") = c.voluntary_switches, py::arg("connections") = c.connections,
+        py::arg("client_cpu_seconds") = c.client_cpu_seconds,
+        py::arg("client_involuntary_switches") = c.client_involuntary_switches,
+        py::arg("client_voluntary_switches") = c.client_voluntary_switches));
   return py::dict(py::arg("rows") = result.rows, py::arg("block_size") = result.block_size,
-                  py::arg("index_blocks") = result.index_blocks, py::arg("buffer_bytes") = result.buffer_bytes,
-                  py::arg("segment_count") = result.segment_count,
-                  py::arg("blocks_per_segment") = result.blocks_per_segment, py::arg("latch") = result.latch,
-                  py::arg("cells") = cells);
+                  py::arg("index_blocks") = result.index_blocks, py::arg("latch") = result.latch,
+                  py::arg("mode") = result.mode, py::arg("order") = result.order, py::arg("cells") = cells);
 }
 
 }  // namespace
@@ -120,12 +130,20 @@ void register_key_cache(py::module_& m) {
         return names;
       },
       "E2: the segment mutexes a run can choose, MariaDB's (adaptive) first.");
+  m.def(
+      "key_cache_modes",
+      [] {
+        std::vector<std::string> names(keycache_driver::kModeNames.begin(), keycache_driver::kModeNames.end());
+        return names;
+      },
+      "E2: how the clients reach the key cache, the default (client_server: MariaDB's shape) first.");
   m.def("key_cache_table_info", &table_info, py::kw_only(), py::arg("directory"),
         "E2: the metadata of the sbtest table in a directory.");
-  m.def("key_cache_run", &run, py::kw_only(), py::arg("table_dir"), py::arg("segments") = 0,
+  m.def("key_cache_run", &run, py::kw_only(), py::arg("table_dir"), py::arg("segments") = std::vector<i64>{0},
+        py::arg("repeat") = 1, py::arg("mode") = "client_server",
         py::arg("buffer_bytes") = 0, py::arg("index_fraction") = 1.0, py::arg("division_limit") = 100, py::arg("age_threshold") = 300,
         py::arg("replacement") = "midpoint", py::arg("latch") = "adaptive", py::arg("threads") = std::vector<i64>{1},
         py::arg("points") = std::vector<i64>{10}, py::arg("warmup_seconds") = 0.2, py::arg("seconds") = 0.5,
         py::arg("seed") = 1,
-        "E2: select_random_points per (threads, points) cell against one key-cache configuration.");
+        "E2: select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat).");
 }

@@ -209,22 +209,57 @@ TEST(KeyCacheRun, MeasuresEveryCell) {
   TempTable t(3000, KeyDistribution::kUniform);
   keycache_driver::KeyCacheRunConfig config;
   config.table_dir = t.dir;
-  config.segments = 4;
+  config.segments = {4};
   config.threads = {1, 2};
   config.points = {10};
   config.warmup_seconds = 0.02;
   config.seconds = 0.2;
-  const auto result = keycache_driver::run_key_cache(config);
-  ASSERT_EQ(result.cells.size(), 2u);
-  for (const auto& cell : result.cells) {
-    EXPECT_GT(cell.queries, 0u);
-    EXPECT_GT(cell.queries_per_second, 0.0);
-    EXPECT_GT(cell.counters.hits, 0u);
-    EXPECT_GT(cell.holds.acquisitions, 0u);  // read while the threads stop: not a consistent cut with the hits
-    EXPECT_LE(cell.latency_us_p50, cell.latency_us_p99);
+  for (const char* mode : keycache_driver::kModeNames) {
+    config.mode = mode;
+    const auto result = keycache_driver::run_key_cache(config);
+    ASSERT_EQ(result.cells.size(), 2u) << mode;
+    for (const auto& cell : result.cells) {
+      EXPECT_GT(cell.queries, 0u) << mode;
+      EXPECT_GT(cell.queries_per_second, 0.0);
+      EXPECT_GT(cell.counters.hits, 0u);
+      EXPECT_GT(cell.holds.acquisitions, 0u);  // read while the threads stop: not a consistent cut with the hits
+      EXPECT_LE(cell.latency_us_p50, cell.latency_us_p99);
+      EXPECT_EQ(cell.segment_count, 4u);
+      // Client/server: the server accepted one connection per client thread, each served by its own thread.
+      EXPECT_EQ(cell.connections, std::string(mode) == "direct" ? 0u : cell.threads) << mode;
+    }
+    EXPECT_EQ(result.mode, mode);
+    EXPECT_EQ(result.latch, "adaptive");  // MariaDB's cache_lock, the default
   }
-  EXPECT_EQ(result.segment_count, 4u);
-  EXPECT_EQ(result.latch, "adaptive");  // MariaDB's cache_lock, the default
+  EXPECT_EQ(keycache_driver::KeyCacheRunConfig{}.mode, "client_server");  // MariaDB's shape is the default
+}
+
+// Every (threads, P) cell runs each segments value in turn, the order rotated
+// by one per repeat (as the real MariaDB's runner); each value keeps its cache.
+TEST(KeyCacheRun, InterleavesSegmentSettingsPerCell) {
+  TempTable t(2000, KeyDistribution::kUniform);
+  keycache_driver::KeyCacheRunConfig config;
+  config.table_dir = t.dir;
+  config.mode = "direct";
+  config.segments = {0, 4, 16};
+  config.repeat = 2;
+  config.threads = {1, 2};
+  config.warmup_seconds = 0.01;
+  config.seconds = 0.02;
+  EXPECT_EQ(keycache_driver::interleaved_order(config.segments, 1), (std::vector<u32>{0, 4, 16}));
+  EXPECT_EQ(keycache_driver::interleaved_order(config.segments, 4), (std::vector<u32>{0, 4, 16}));
+  const auto result = keycache_driver::run_key_cache(config);
+  EXPECT_EQ(result.order, (std::vector<u32>{4, 16, 0}));
+  std::vector<u32> ran, threads, partitions;
+  for (const auto& cell : result.cells) {
+    EXPECT_EQ(cell.counters.misses, 0u) << "each run's cache was loaded with the index before it";
+    ran.push_back(cell.segments);
+    threads.push_back(cell.threads);
+    partitions.push_back(cell.segment_count);
+  }
+  EXPECT_EQ(ran, (std::vector<u32>{4, 16, 0, 4, 16, 0}));
+  EXPECT_EQ(threads, (std::vector<u32>{1, 1, 1, 2, 2, 2}));
+  EXPECT_EQ(partitions, (std::vector<u32>{4, 16, 1, 4, 16, 1}));
 }
 
 // A key buffer of a quarter of the index: queries miss and read the file.
@@ -232,13 +267,13 @@ TEST(KeyCacheRun, ASmallerCacheMissesThroughTheFile) {
   TempTable t(3000, KeyDistribution::kUniform);
   keycache_driver::KeyCacheRunConfig config;
   config.table_dir = t.dir;
-  config.segments = 2;
+  config.segments = {2};
   config.index_fraction = 0.25;
   config.warmup_seconds = 0.02;
   config.seconds = 0.1;
   const auto result = keycache_driver::run_key_cache(config);
-  EXPECT_EQ(result.buffer_bytes, u64{t.meta.index_blocks} / 4 * 1024);
   const auto& cell = result.cells.at(0);
+  EXPECT_EQ(cell.buffer_bytes, u64{t.meta.index_blocks} / 4 * 1024);
   EXPECT_GT(cell.counters.misses, 0u);
   EXPECT_EQ(cell.counters.reads + cell.counters.read_arounds, cell.counters.misses);
 }
@@ -254,4 +289,14 @@ TEST(KeyCacheRun, RejectsBadConfig) {
   config.latch = "adaptive";
   config.index_fraction = 1.5;
   EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.index_fraction = 1;
+  config.mode = "pipes";
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.mode = "direct";
+  config.segments = {0, 32, 0};
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.segments = {65};
+  EXPECT_THROW(keycache_driver::validate(config), std::invalid_argument);
+  config.segments = {0, 32};
+  EXPECT_NO_THROW(keycache_driver::validate(config));
 }

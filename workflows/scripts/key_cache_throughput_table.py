@@ -2,8 +2,8 @@
 P, over the repeats: median, min, max, with latency percentiles and the key
 cache's counters (medians over the repeats): mutex waits and the time waited,
 the time the segment mutexes were held, the holds in which the holder lost its
-CPU (long holds), waits on blocks being read, the process's involuntary
-context switches in the window.
+CPU (long holds), waits on blocks being read, the server process's involuntary
+context switches in the window and, in client_server mode, the client process's.
 
 Run by Snakemake (rule key_cache_throughput_table), or by hand:
     python workflows/scripts/key_cache_throughput_table.py throughput.csv RUN.json...
@@ -20,7 +20,8 @@ from dbrepro.records import load_runs
 KEYS = ["segments", "threads", "points"]
 COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits", "mutex_wait_ns",
             "mutex_acquisitions", "mutex_held_ns", "mutex_long_holds", "inflight_waits", "involuntary_switches",
-            "hits", "misses", "queries", "cpu_seconds", "elapsed_seconds"]
+            "hits", "misses", "queries", "cpu_seconds", "elapsed_seconds", "voluntary_switches",
+            "client_cpu_seconds", "client_involuntary_switches", "client_voluntary_switches"]
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
@@ -34,6 +35,7 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     table["block_size"] = first["block_size"]
     table["cpu_count"] = first["cpu_count"]
     table["latch"] = first["latch"]
+    table["mode"] = first.get("mode", "direct")  # how the clients reached the cache (records before it: direct)
     table["index_fraction"] = first["index_fraction"]
     return table.sort_values(KEYS).reset_index(drop=True)
 

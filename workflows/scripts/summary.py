@@ -72,8 +72,12 @@ def headline_key_cache_model(results: Path) -> list[str]:
     values = ours[threads].apply(pd.to_numeric, errors="coerce")
     best = values.max(axis=1).idxmax()
     column = values.loc[best].idxmax()
+    throughput = _read(results, "key_cache", "throughput")
+    mode = ""  # how the model's clients reached the cache (client_server: over a socket from a second process)
+    if throughput is not None and "mode" in throughput.columns and not throughput.empty:
+        mode = f", mode {throughput['mode'].iloc[0]}"
     return [f"largest gain over segments off: {_fmt(values.at[best, column], 1, '%')} "
-            f"({int(ours.at[best, 'segments'])} segments, {column} threads, P={int(ours.at[best, 'points'])})"]
+            f"({int(ours.at[best, 'segments'])} segments, {column} threads, P={int(ours.at[best, 'points'])}{mode})"]
 
 
 def headline_key_cache_mariadb(results: Path) -> list[str]:

@@ -1,22 +1,24 @@
 #include "driver/key_cache_run.hpp"
 
+#include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <ctime>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
 #include <stdexcept>
-#include <thread>
 
-#include "driver/key_cache_latency.hpp"
+#include "driver/key_cache_clients.hpp"
+#include "sysbench/point_server.hpp"
 #include "sysbench/select_random_points.hpp"
 
 namespace dbrepro::keycache_driver {
 
 namespace {
-using Clock = std::chrono::steady_clock;
 
 double process_cpu_seconds() {
   timespec ts{};
@@ -30,81 +32,156 @@ rusage process_usage() {
   return usage;
 }
 
-// One phase of a cell: every thread runs queries until `stop`; returns when all have.
-struct Worker {
-  LatencyHistogram latency;
-  u64 queries = 0;
-  u64 rows = 0;
+// How long after its window a client process may take to report (its last
+// queries, then closing its connections) before it counts as hung.
+constexpr i64 kClientGraceNs = i64{120} * 1'000'000'000;
+
+// direct: the client thread runs the query on the cache itself.
+template <class Cache>
+struct DirectQuery {
+  sysbench::PointSelect<Cache> select;
+  u32 points;
+  DirectQuery(const sysbench::SbtestTable& table, Cache& cache, u32 p) : select(table, cache), points(p) {}
+  u64 operator()(Random& rng) { return select.select_random_points(rng, points).rows; }
+};
+
+// A private folder for the server's socket, removed with it.
+struct SocketDir {
+  std::string dir;
+  SocketDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dbrepro_kc_XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder for the server's socket");
+    dir = pattern;
+  }
+  ~SocketDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+  std::string socket() const { return dir + "/server.sock"; }
 };
 
 template <class Cache>
-KeyCacheCell run_cell(const sysbench::SbtestTable& table, Cache& cache, const KeyCacheRunConfig& config, u32 threads,
-                      u32 points) {
-  std::atomic<int> phase{0};  // 0 = warm-up, 1 = timed window, 2 = stop
-  std::atomic<u32> ready{0};
-  std::vector<Worker> workers(threads);
-  std::vector<std::thread> pool;
-  for (u32 t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      Random rng(config.seed * 7919 + u64{threads} * 131 + points * 17 + t);
-      sysbench::PointSelect<Cache> query(table, cache);
-      Worker& w = workers[t];
-      ready.fetch_add(1);
-      while (phase.load(std::memory_order_relaxed) != 2) {
-        const auto start = Clock::now();
-        const auto result = query.select_random_points(rng, points);
-        const auto end = Clock::now();
-        // Counted when completed inside the window (sysbench counts a query
-        // when it returns), whenever it began.
-        if (phase.load(std::memory_order_relaxed) == 1) {
-          w.latency.add(static_cast<u64>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
-          ++w.queries;
-          w.rows += result.rows;
-        }
-      }
-    });
-  }
-  while (ready.load() < threads) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::duration<double>(config.warmup_seconds));
-  cache.reset_counters();
-  const double cpu_before = process_cpu_seconds();
-  const rusage usage_before = process_usage();
-  const auto start = Clock::now();
-  phase.store(1);
-  std::this_thread::sleep_for(std::chrono::duration<double>(config.seconds));
-  phase.store(2);
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  const rusage usage_after = process_usage();
-  const keycache::HoldStats holds = cache.hold_stats();
-  const auto counters = cache.counters();
-  for (auto& thread : pool) thread.join();
+struct Run {
+  const KeyCacheRunConfig& config;
+  const sysbench::SbtestTable& table;
+  ClientProcess* clients;                     // client_server
+  sysbench::PointServer<Cache>* server;       // both client/server modes
 
-  KeyCacheCell cell;
-  cell.threads = threads;
-  cell.points = points;
-  LatencyHistogram all;
-  for (const auto& w : workers) {
-    all.merge(w.latency);
-    cell.queries += w.queries;
-    cell.rows += w.rows;
+  KeyCacheCell cell(Cache& cache, u32 segments, u32 threads, u32 points) {
+    ClientCell clients_cell;
+    clients_cell.threads = threads;
+    clients_cell.points = points;
+    clients_cell.seed = config.seed;
+    clients_cell.table_rows = table.meta().rows;
+    clients_cell.distribution = static_cast<u32>(table.meta().distribution);
+    clients_cell.start_ns = now_ns() + static_cast<i64>(config.warmup_seconds * 1e9);
+    clients_cell.end_ns = clients_cell.start_ns + static_cast<i64>(config.seconds * 1e9);
+
+    // The server's side of the window: its counters are reset at the start
+    // (the clients are running: the warm-up) and read at the end.
+    double cpu_before = 0, cpu_after = 0;
+    rusage usage_before{}, usage_after{};
+    keycache::HoldStats holds;
+    CacheStats counters;
+    const std::function<void()> at_start = [&] {
+      cache.reset_counters();
+      cpu_before = process_cpu_seconds();
+      usage_before = process_usage();
+    };
+    const std::function<void()> at_end = [&] {
+      usage_after = process_usage();
+      cpu_after = process_cpu_seconds();
+      holds = cache.hold_stats();
+      counters = cache.counters();
+    };
+
+    ClientReport report;
+    u64 connections_before = 0;
+    if (server != nullptr) {
+      server->serve_with(&cache);  // the connections of this run query this cache
+      connections_before = server->connections().stats().connections;
+    }
+    if (server == nullptr) {
+      report = run_client_threads(
+          clients_cell, [&](u32) { return DirectQuery<Cache>(table, cache, points); }, at_start, at_end);
+    } else if (clients == nullptr) {
+      report = run_socket_clients(server->path(), clients_cell, false, at_start, at_end);
+    } else {
+      clients->start(clients_cell);
+      sleep_until_ns(clients_cell.start_ns);
+      at_start();
+      sleep_until_ns(clients_cell.end_ns);
+      at_end();
+      report = clients->finish(clients_cell.end_ns + kClientGraceNs);
+    }
+    if (server != nullptr) server->connections().wait_idle();  // every connection of this run has closed
+    if (report.error[0] != '\0') throw std::runtime_error(std::string("key cache clients: ") + report.error);
+
+    KeyCacheCell cell;
+    cell.segments = segments;
+    cell.threads = threads;
+    cell.points = points;
+    cell.segment_count = cache.segment_count();
+    cell.blocks_per_segment = cache.blocks_per_segment();
+    cell.buffer_bytes = cache.config().buffer_bytes;
+    cell.queries = report.queries;
+    cell.rows = report.rows;
+    cell.elapsed_seconds = static_cast<double>(clients_cell.end_ns - clients_cell.start_ns) * 1e-9;
+    cell.cpu_seconds = cpu_after - cpu_before;
+    cell.queries_per_second = static_cast<double>(cell.queries) / cell.elapsed_seconds;
+    cell.latency_us_p50 = report.latency.quantile(0.50) / 1e3;
+    cell.latency_us_p95 = report.latency.quantile(0.95) / 1e3;
+    cell.latency_us_p99 = report.latency.quantile(0.99) / 1e3;
+    cell.latency_us_max = static_cast<double>(report.latency.max()) / 1e3;
+    cell.counters = counters;
+    cell.holds = holds;
+    cell.involuntary_switches = static_cast<u64>(usage_after.ru_nivcsw - usage_before.ru_nivcsw);
+    cell.voluntary_switches = static_cast<u64>(usage_after.ru_nvcsw - usage_before.ru_nvcsw);
+    if (server != nullptr) cell.connections = server->connections().stats().connections - connections_before;
+    cell.client_cpu_seconds = report.cpu_seconds;
+    cell.client_involuntary_switches = report.involuntary_switches;
+    cell.client_voluntary_switches = report.voluntary_switches;
+    return cell;
   }
-  cell.elapsed_seconds = elapsed;
-  cell.cpu_seconds = process_cpu_seconds() - cpu_before;
-  cell.queries_per_second = cell.queries / elapsed;
-  cell.latency_us_p50 = all.quantile(0.50) / 1e3;
-  cell.latency_us_p95 = all.quantile(0.95) / 1e3;
-  cell.latency_us_p99 = all.quantile(0.99) / 1e3;
-  cell.latency_us_max = static_cast<double>(all.max()) / 1e3;
-  cell.counters = counters;
-  cell.holds = holds;
-  cell.involuntary_switches = static_cast<u64>(usage_after.ru_nivcsw - usage_before.ru_nivcsw);
-  cell.voluntary_switches = static_cast<u64>(usage_after.ru_nvcsw - usage_before.ru_nvcsw);
-  return cell;
+};
+
+keycache::KeyCacheConfig cache_config_for(const KeyCacheRunConfig& config, const sysbench::SbtestTable& table,
+                                          u32 segments_value) {
+  keycache::KeyCacheConfig cache_config;
+  cache_config.block_size = table.meta().block_size;
+  cache_config.segments = segments_value;
+  cache_config.division_limit = config.division_limit;
+  cache_config.age_threshold = config.age_threshold;
+  cache_config.replacement = config.replacement;
+  // Auto size: the whole index plus slack for the uneven spread over
+  // segments, or a share of the index (at least 8 blocks per segment).
+  const u64 segments = segments_value == 0 ? 1 : segments_value;
+  const u64 index_blocks = table.meta().index_blocks;
+  const u64 blocks = config.index_fraction >= 1
+                         ? index_blocks * 5 / 4 + 16 * segments
+                         : std::max<u64>(8 * segments, static_cast<u64>(static_cast<double>(index_blocks) *
+                                                                        config.index_fraction));
+  cache_config.buffer_bytes = config.buffer_bytes != 0 ? config.buffer_bytes : blocks * table.meta().block_size;
+  return cache_config;
 }
+
 }  // namespace
 
 void validate(const KeyCacheRunConfig& config) {
   if (config.table_dir.empty()) throw std::invalid_argument("table_dir: must name a directory holding sbtest");
+  if (config.segments.empty()) throw std::invalid_argument("segments: must list at least one value");
+  for (size_t i = 0; i < config.segments.size(); ++i) {
+    if (config.segments[i] > 64)
+      throw std::invalid_argument("segments: each must be in 0..64 (MariaDB's limit), got " +
+                                  std::to_string(config.segments[i]));
+    if (std::find(config.segments.begin(), config.segments.begin() + static_cast<long>(i), config.segments[i]) !=
+        config.segments.begin() + static_cast<long>(i))
+      throw std::invalid_argument("segments: " + std::to_string(config.segments[i]) + " is listed twice");
+  }
+  if (config.repeat < 1) throw std::invalid_argument("repeat: must be >= 1");
+  if (std::find(kModeNames.begin(), kModeNames.end(), config.mode) == kModeNames.end())
+    throw std::invalid_argument("mode: invalid value '" + config.mode +
+                                "' (allowed: client_server, client_server_in_process, direct)");
   if (config.threads.empty()) throw std::invalid_argument("threads: must list at least one thread count");
   for (u32 t : config.threads)
     if (t < 1 || t > 1024) throw std::invalid_argument("threads: each must be in 1..1024, got " + std::to_string(t));
@@ -118,37 +195,49 @@ void validate(const KeyCacheRunConfig& config) {
   keycache::with_latch(config.latch, [](auto) {});  // names the choices if it is none of them
 }
 
+std::vector<u32> interleaved_order(const std::vector<u32>& segments, u32 repeat) {
+  std::vector<u32> order(segments);
+  if (!order.empty())
+    std::rotate(order.begin(), order.begin() + static_cast<long>((repeat - 1) % order.size()), order.end());
+  return order;
+}
+
 KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
   validate(config);
   const sysbench::SbtestTable table(config.table_dir);
-  keycache::KeyCacheConfig cache_config;
-  cache_config.block_size = table.meta().block_size;
-  cache_config.segments = config.segments;
-  cache_config.division_limit = config.division_limit;
-  cache_config.age_threshold = config.age_threshold;
-  cache_config.replacement = config.replacement;
-  // Auto size: the whole index plus slack for the uneven spread over
-  // segments, or a share of the index (at least 8 blocks per segment).
-  const u64 segments = config.segments == 0 ? 1 : config.segments;
-  const u64 index_blocks = table.meta().index_blocks;
-  const u64 blocks = config.index_fraction >= 1
-                         ? index_blocks * 5 / 4 + 16 * segments
-                         : std::max<u64>(8 * segments, static_cast<u64>(static_cast<double>(index_blocks) *
-                                                                        config.index_fraction));
-  cache_config.buffer_bytes = config.buffer_bytes != 0 ? config.buffer_bytes : blocks * table.meta().block_size;
   return keycache::with_latch(config.latch, [&]<class Latch>(std::type_identity<Latch>) {
-    keycache::KeyCache<Latch> cache(cache_config);
-    cache.attach(sysbench::SbtestTable::kIndexFileId, table.index_file());
+    using Cache = keycache::KeyCache<Latch>;
+    const bool client_server = config.mode != "direct";
+    std::unique_ptr<SocketDir> socket_dir;
+    std::unique_ptr<ClientProcess> clients;
+    if (client_server) socket_dir = std::make_unique<SocketDir>();
+    // Forked first, while this process has no thread of the run yet.
+    if (config.mode == "client_server") clients = std::make_unique<ClientProcess>(socket_dir->socket());
+    std::unique_ptr<sysbench::PointServer<Cache>> server;
+    if (client_server)
+      server = std::make_unique<sysbench::PointServer<Cache>>(table, nullptr, socket_dir->socket());
+
     KeyCacheRunResult result;
     result.rows = table.meta().rows;
     result.block_size = table.meta().block_size;
     result.index_blocks = table.meta().index_blocks;
-    result.buffer_bytes = cache_config.buffer_bytes;
-    result.segment_count = cache.segment_count();
-    result.blocks_per_segment = cache.blocks_per_segment();
     result.latch = Latch::kName;
+    result.mode = config.mode;
+    result.order = interleaved_order(config.segments, config.repeat);
+    Run<Cache> run{config, table, clients.get(), server.get()};
     for (u32 threads : config.threads)
-      for (u32 points : config.points) result.cells.push_back(run_cell(table, cache, config, threads, points));
+      for (u32 points : config.points)
+        for (u32 s : result.order) {
+          // As MariaDB's SET GLOBAL key_cache_segments: a repartitioned, empty
+          // cache, loaded with the index (LOAD INDEX INTO CACHE), one at a time.
+          Cache cache(cache_config_for(config, table, s));
+          cache.attach(sysbench::SbtestTable::kIndexFileId, table.index_file());
+          cache.preload(sysbench::SbtestTable::kIndexFileId, 1, table.meta().index_blocks);
+          result.cells.push_back(run.cell(cache, s, threads, points));
+          if (server) server->serve_with(nullptr);  // its connections have closed (the cell waited)
+        }
+    server.reset();   // its threads first,
+    clients.reset();  // then the client process
     return result;
   });
 }

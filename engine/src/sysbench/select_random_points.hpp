@@ -43,6 +43,12 @@ class PointSelect {
                  table.meta().k_index.size) {}
 
   PointsResult select_points(const std::vector<u32>& points) {
+    return select_points(points, [](const SbtestRow&) {});
+  }
+
+  // The same, handing each row to on_row as it is read (the server sends them).
+  template <class OnRow>
+  PointsResult select_points(const std::vector<u32>& points, OnRow&& on_row) {
     sorted_.assign(points.begin(), points.end());
     std::sort(sorted_.begin(), sorted_.end());
     sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
@@ -54,6 +60,7 @@ class PointSelect {
         table_.read_row(static_cast<u32>(cursor.value()), &row);
         ++result.rows;
         result.checksum += row_digest(row);  // a sum: row order does not matter
+        on_row(row);
       }
     }
     return result;
@@ -61,10 +68,13 @@ class PointSelect {
 
   // Draws P points in 1..rows from the table's distribution (sysbench's
   // sb_rand, the same one k was drawn from) and runs the query.
-  PointsResult select_random_points(Random& rng, u32 p) {
+  PointsResult select_random_points(Random& rng, u32 p) { return select_points(draw_points(rng, p)); }
+
+  // P points as select_random_points draws them (the buffer is reused).
+  const std::vector<u32>& draw_points(Random& rng, u32 p) {
     points_.resize(p);
     for (auto& point : points_) point = draw_key(rng, table_.meta().distribution, table_.meta().rows);
-    return select_points(points_);
+    return points_;
   }
 
  private:
