@@ -30,6 +30,14 @@ localrule looking_glass_claims:
     jobid: 7
 [Thu Nov 26 01:18:59 2026]
 Finished jobid: 7 (Rule: looking_glass_claims)
+[Thu Nov 26 01:18:59 2026]
+localrule claims:
+    output: results/tables/quantum/claims.csv
+    jobid: 8
+    reason: Missing output files
+    wildcards: study=quantum
+[Thu Nov 26 01:19:02 2026]
+Finished jobid: 8 (Rule: claims)
 [Thu Nov 26 01:19:00 2026]
 localrule unfinished_rule:
     jobid: 9
@@ -51,8 +59,10 @@ def test_busy_is_the_union_of_a_studys_jobs(tmp_path, capsys):
     # looking_glass: 01:18:39-01:18:49 and 01:18:49-01:18:59, back to back.
     assert rows["looking_glass"] == {"study": "looking_glass", "jobs": 2, "busy_s": 20, "job_s": 20}
     assert rows["key_cache"] == {"study": "key_cache", "jobs": 1, "busy_s": 5, "job_s": 5}
+    # The one claims rule counts for the study its wildcard names.
+    assert rows["quantum"] == {"study": "quantum", "jobs": 1, "busy_s": 3, "job_s": 3}
     # The whole run: first start to last finish; the job that never finished is left out.
-    assert rows["total"] == {"study": "total", "jobs": 3, "busy_s": 20, "job_s": 25}
+    assert rows["total"] == {"study": "total", "jobs": 4, "busy_s": 23, "job_s": 28}
     assert (tmp_path / "times.csv").read_text().splitlines()[0] == "study,jobs,busy_s,job_s"
     assert "looking_glass" in capsys.readouterr().out
 

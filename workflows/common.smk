@@ -58,6 +58,16 @@ def claims_criteria(study):
     return repo_file("workflows", "claims", f"{study}.yaml")
 
 
+# Each study's claims: what its claims script reads (name -> files) and its
+# settings, registered by the study's .smk; one rule (workflows/claims.smk)
+# judges every study with workflows/scripts/<study>_claims.py.
+CLAIMS = {}
+
+
+def register_claims(study, settings=None, **inputs):
+    CLAIMS[study] = {"input": inputs, "settings": settings or {}}
+
+
 def expand_repeats(pattern, grid, repeats=None):
     """Every path of `pattern` over the repeats and a grid of wildcard lists."""
     return expand(pattern, rep=REPEATS if repeats is None else repeats, **grid)

@@ -174,21 +174,8 @@ rule fifo_cache_hit_curve:
         "scripts/fifo_cache_hit_curve.py"
 
 
-rule fifo_cache_claims:
-    """SoQoL's findings beside ours, with the criterion of each."""
-    input:
-        runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID),
-        scale=FC_SCALE_RUNS,
-        paper=FC_PAPER,
-        criteria=claims_criteria(FC_STUDY),
-    output:
-        csv=fc_table("claims"),
-        md=f"results/tables/{FC_STUDY}/claims.md",
-    log:
-        log_path(FC_STUDY, "claims"),
-    localrule: True
-    script:
-        "scripts/fifo_cache_claims.py"
+# SoQoL's findings beside ours (rule claims, workflows/claims.smk).
+register_claims(FC_STUDY, runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID), scale=FC_SCALE_RUNS, paper=FC_PAPER)
 
 
 rule fifo_cache_figure:

@@ -158,23 +158,15 @@ rule key_cache_mutex_waits_table:
         "scripts/key_cache_mutex_waits_table.py"
 
 
-rule key_cache_claims:
-    """The article's findings against ours: criteria from workflows/claims/key_cache.yaml, each cell's repeats the samples."""
-    input:
-        runs=expand(KC_RUN, rep=KC_REPEATS),
-        mariadb_runs=KCM_RUNS,
-        paper=KC_PAPER,
-        criteria=claims_criteria(KC_STUDY),
-    output:
-        csv=kc_table("claims"),
-        md=f"results/tables/{KC_STUDY}/claims.md",
-    log:
-        log_path(KC_STUDY, "claims"),
-    params:
-        mariadb_skipped="" if KCM_ON else (KCM["skip_reason"] or "key_cache.mariadb.enabled is false"),
-    localrule: True
-    script:
-        "scripts/key_cache_claims.py"
+# The article's findings against ours, each cell's repeats the samples
+# (rule claims, workflows/claims.smk).
+register_claims(
+    KC_STUDY,
+    settings={"mariadb_skipped": "" if KCM_ON else (KCM["skip_reason"] or "key_cache.mariadb.enabled is false")},
+    runs=expand(KC_RUN, rep=KC_REPEATS),
+    mariadb_runs=KCM_RUNS,
+    paper=KC_PAPER,
+)
 
 
 rule key_cache_figure:

@@ -172,24 +172,16 @@ rule looking_glass_ladder_table:
         "scripts/looking_glass_ladder_table.py"
 
 
-rule looking_glass_claims:
-    """The paper's findings against ours, each with an explicit criterion (claims.md says which)."""
-    input:
-        instructions=lg_table("instructions"),
-        switches=lg_table("switches"),
-        components=lg_table("components"),
-        ladder=lg_table("ladder"),
-        runs=expand_repeats(LG_LADDER_RUN, LG_LADDER_GRID),
-        paper=LG_PAPER,
-        criteria=claims_criteria(LG_STUDY),
-    output:
-        csv=lg_table("claims"),
-        md=f"results/tables/{LG_STUDY}/claims.md",
-    log:
-        log_path(LG_STUDY, "claims"),
-    localrule: True
-    script:
-        "scripts/looking_glass_claims.py"
+# The paper's findings against ours (rule claims, workflows/claims.smk).
+register_claims(
+    LG_STUDY,
+    instructions=lg_table("instructions"),
+    switches=lg_table("switches"),
+    components=lg_table("components"),
+    ladder=lg_table("ladder"),
+    runs=expand_repeats(LG_LADDER_RUN, LG_LADDER_GRID),
+    paper=LG_PAPER,
+)
 
 
 rule looking_glass_fig5_payment:

@@ -139,23 +139,15 @@ rule openedge_tables:
         "scripts/openedge_tables.py"
 
 
-rule openedge_claims:
-    """The article's findings against ours, each with an explicit criterion (claims.md says which)."""
-    input:
-        runs=oe_table("runs"),
-        traffic=oe_table("traffic"),
-        scan=oe_table("scan"),
-        latency=oe_table("latency"),
-        paper=OE_PAPER,
-        criteria=claims_criteria(OE_STUDY),
-    output:
-        csv=oe_table("claims"),
-        md=f"results/tables/{OE_STUDY}/claims.md",
-    log:
-        log_path(OE_STUDY, "claims"),
-    localrule: True
-    script:
-        "scripts/openedge_claims.py"
+# The article's findings against ours (rule claims, workflows/claims.smk).
+register_claims(
+    OE_STUDY,
+    runs=oe_table("runs"),
+    traffic=oe_table("traffic"),
+    scan=oe_table("scan"),
+    latency=oe_table("latency"),
+    paper=OE_PAPER,
+)
 
 
 rule openedge_figure:

@@ -130,23 +130,16 @@ rule quantum_tables:
         "scripts/quantum_tables.py"
 
 
-rule quantum_claims:
-    """The article's findings against ours, and which effect our numbers show."""
-    input:
-        runs=table_path(QT_STUDY, "runs"),
-        paper=QT_PAPER,
-        prediction=repo_file("workflows", "scripts", "quantum_prediction.py"),
-        criteria=claims_criteria(QT_STUDY),
-        # each repeat's run: the evaluator's bootstrap needs them, runs.csv holds medians
-        records=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
-    output:
-        csv=table_path(QT_STUDY, "claims"),
-        md=f"results/tables/{QT_STUDY}/claims.md",
-    log:
-        log_path(QT_STUDY, "claims"),
-    localrule: True
-    script:
-        "scripts/quantum_claims.py"
+# The article's findings against ours, and which effect our numbers show
+# (rule claims, workflows/claims.smk).
+register_claims(
+    QT_STUDY,
+    runs=table_path(QT_STUDY, "runs"),
+    paper=QT_PAPER,
+    prediction=repo_file("workflows", "scripts", "quantum_prediction.py"),
+    # each repeat's run: the evaluator's bootstrap needs them, runs.csv holds medians
+    records=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
+)
 
 
 rule quantum_mean_session_time:

@@ -252,7 +252,7 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_p
 if "snakemake" in globals():
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
-                      list(i.runs), i.criteria, list(i.mariadb_runs), snakemake.params.mariadb_skipped)  # noqa: F821
+                      list(i.runs), i.criteria, list(i.mariadb_runs), snakemake.params.settings["mariadb_skipped"])  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("paper", "csv", "md"):

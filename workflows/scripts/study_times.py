@@ -25,6 +25,7 @@ GROUPS = ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "tp
 _STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
 _START = re.compile(r"^(?:local)?rule (\w+):$")
 _JOBID = re.compile(r"^\s+jobid: (\d+)$")
+_WILDCARDS = re.compile(r"^\s+wildcards: .*\bstudy=(\w+)")
 _FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
 
 
@@ -36,9 +37,11 @@ def group_of(rule: str) -> str:
 
 
 def jobs_from_log(lines) -> list[tuple[str, datetime, datetime]]:
-    """(rule, start, end) for every job the log shows finished."""
+    """(rule, start, end) for every job the log shows finished; a job of a
+    rule shared by the studies (claims) is named by its `study` wildcard."""
     stamp = None
     pending_rule = None  # a job's header seen, its jobid not yet
+    last_started = None  # the jobid of the last job header, for its wildcards line
     started: dict[str, tuple[str, datetime]] = {}
     jobs = []
     for raw in lines:
@@ -51,7 +54,12 @@ def jobs_from_log(lines) -> list[tuple[str, datetime, datetime]]:
             continue
         if pending_rule and (m := _JOBID.match(line)):
             started[m.group(1)] = pending_rule
+            last_started = m.group(1)
             pending_rule = None
+            continue
+        if last_started in started and (m := _WILDCARDS.match(line)):
+            rule, begun = started[last_started]
+            started[last_started] = (f"{m.group(1)}_{rule}", begun)
             continue
         if m := _FINISHED.match(line):
             begun = started.pop(m.group(1), None)

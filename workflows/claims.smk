@@ -1,0 +1,21 @@
+# One rule judges every study's claims: the inputs its .smk registered
+# (register_claims in common.smk), the criteria fixed before the data in
+# workflows/claims/<study>.yaml, and its script workflows/scripts/<study>_claims.py.
+
+
+rule claims:
+    """A study's findings against the original's, each with its criterion (claims.md says which)."""
+    input:
+        unpack(lambda wildcards: {**CLAIMS[wildcards.study]["input"], "criteria": claims_criteria(wildcards.study)}),
+    output:
+        csv="results/tables/{study}/claims.csv",
+        md="results/tables/{study}/claims.md",
+    log:
+        "results/logs/{study}/claims.log",
+    params:
+        settings=lambda wildcards: CLAIMS[wildcards.study]["settings"],
+    wildcard_constraints:
+        study="|".join(CLAIMS),
+    localrule: True
+    script:
+        "scripts/{wildcards.study}_claims.py"
