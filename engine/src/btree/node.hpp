@@ -20,6 +20,7 @@
 //
 // Unlike storage/slotted_page.hpp (record pages: a record keeps its slot for
 // life, so record ids stay valid), slots here move with key order.
+#include <bit>
 #include <cstring>
 
 #include "btree/key.hpp"
@@ -125,17 +126,37 @@ class Node {
   Slot* slots() const { return reinterpret_cast<Slot*>(page_ + sizeof(NodeHeader)); }
   Record& record(u32 i) const { return *reinterpret_cast<Record*>(page_ + slots()[i]); }
 
-  // Rewrites the live records contiguously at the heap's end, in slot order
-  // (records are fixed size: the heap then holds exactly count of them).
+  // Makes the free space contiguous again (page_p's compress): the heap's
+  // new start leaves room for exactly count records; the live records below
+  // it move into the holes above it (records are fixed size, so there are as
+  // many holes as records to move). Records already above it stay, so the
+  // common case after a split of ascending inserts (the moved records were
+  // the newest, lowest ones) moves nothing.
   [[gnu::noinline]] void compact() {
     NodeHeader& h = header();
     const u32 n = h.count;
-    alignas(16) std::byte scratch[0xFFF0];
-    for (u32 i = 0; i < n; ++i) std::memcpy(scratch + i * sizeof(Record), &record(i), sizeof(Record));
-    const u32 begin = heap_end_for(capacity_) - n * static_cast<u32>(sizeof(Record));
-    std::memcpy(page_ + begin, scratch, n * sizeof(Record));
+    const u32 end = heap_end_for(capacity_);
+    const u32 begin = end - n * static_cast<u32>(sizeof(Record));
+    constexpr u32 kMaxRecords = 0xFFF0 / sizeof(Record);
+    u64 kept[(kMaxRecords + 63) / 64];  // bit c: record c of [begin, end) is live
+    const u32 words = (n + 63) / 64;
+    std::memset(kept, 0, words * sizeof(u64));
     Slot* s = slots();
-    for (u32 i = 0; i < n; ++i) s[i] = static_cast<Slot>(begin + i * sizeof(Record));
+    for (u32 i = 0; i < n; ++i) {
+      if (s[i] < begin) continue;
+      const u32 c = (s[i] - begin) / static_cast<u32>(sizeof(Record));
+      kept[c / 64] |= u64{1} << (c % 64);
+    }
+    u32 word = 0;
+    for (u32 i = 0; i < n; ++i) {
+      if (s[i] >= begin) continue;
+      while (kept[word] == ~u64{0}) ++word;
+      const u32 c = word * 64 + static_cast<u32>(std::countr_one(kept[word]));
+      kept[word] |= u64{1} << (c % 64);
+      const u32 to = begin + c * static_cast<u32>(sizeof(Record));
+      std::memcpy(page_ + to, page_ + s[i], sizeof(Record));
+      s[i] = static_cast<Slot>(to);
+    }
     h.heap_begin = static_cast<u16>(begin);
   }
 
