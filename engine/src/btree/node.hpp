@@ -115,11 +115,20 @@ class Node {
   }
 
   // Split: moves the records of slots [from, count) to `right` (an empty
-  // node), in order; their bytes here are reclaimed by a later compaction.
+  // node), in order. If they were the heap's lowest records (a node filled in
+  // key order, by bulk load or ascending inserts, keeps its highest keys
+  // there) their space comes back at once; else a later compaction takes it.
   void move_to(Node& right, u32 from) {
-    const u32 n = count();
-    for (u32 i = from; i < n; ++i) right.append(key_at(i), value_at(i));
-    header().count = static_cast<u16>(from);
+    NodeHeader& h = header();
+    const u32 n = h.count;
+    u32 highest = 0;
+    for (u32 i = from; i < n; ++i) {
+      right.append(key_at(i), value_at(i));
+      highest = slot(i) > highest ? slot(i) : highest;
+    }
+    h.count = static_cast<u16>(from);
+    const u32 moved_bytes = (n - from) * static_cast<u32>(sizeof(Record));
+    if (highest < h.heap_begin + moved_bytes) h.heap_begin = static_cast<u16>(h.heap_begin + moved_bytes);
   }
 
  private:
