@@ -156,10 +156,13 @@ TYPED_TEST(BTreeTest, EmptyTree) {
 TYPED_TEST(BTreeTest, NodeCapacityFitsThePage) {
   const u32 cap = this->tree.node_capacity();
   EXPECT_EQ(cap, Node::capacity_for(TestFixture::kPageSize));
-  EXPECT_LE(sizeof(NodeHeader) + cap * sizeof(PackedKey) + (cap + 1) * sizeof(u64), TestFixture::kPageSize);
-  EXPECT_GT(sizeof(NodeHeader) + (cap + 1) * sizeof(PackedKey) + (cap + 2) * sizeof(u64), TestFixture::kPageSize);
-  if (TestFixture::kPageSize == 1024) { EXPECT_EQ(cap, 62u); }
-  if (TestFixture::kPageSize == 8192) { EXPECT_EQ(cap, 510u); }
+  // A slotted page: the header, then per entry a 2-byte slot and a 16-byte
+  // record (key, value; an inner node's first child is in the header).
+  EXPECT_LE(Node::heap_end_for(cap), TestFixture::kPageSize);
+  EXPECT_LE(sizeof(NodeHeader) + cap * (sizeof(u16) + sizeof(PackedKey) + sizeof(u64)), Node::heap_end_for(cap));
+  EXPECT_GT(sizeof(NodeHeader) + (cap + 1) * (sizeof(u16) + sizeof(PackedKey) + sizeof(u64)), TestFixture::kPageSize);
+  if (TestFixture::kPageSize == 1024) { EXPECT_EQ(cap, 55u); }
+  if (TestFixture::kPageSize == 8192) { EXPECT_EQ(cap, 453u); }
   EXPECT_EQ(this->tree.layout().total_bits(), 40);
 }
 
@@ -901,6 +904,62 @@ TEST(PinBalance, BTreeScanOverEmptiedLeavesAndRandomOperations) {
   ASSERT_TRUE(scan_equals(tree, model));
   ASSERT_TRUE(check_structure(tree, pages));
   EXPECT_TRUE(pages.clean());
+}
+
+// ---------------------------------------------------------------------------
+// The node as a slotted page (btree/node.hpp): inserts write records into the
+// free space and move slots; erased records' bytes come back by compaction.
+
+TEST(BTreeNode, SlotsKeepKeyOrderAndCompactionReclaimsErasedRecords) {
+  for (u32 page_size : {1024u, 8192u, 65536u}) {
+    std::vector<std::byte> page(page_size);
+    const u32 cap = Node::capacity_for(page_size);
+    ASSERT_LE(Node::heap_end_for(cap), std::min(page_size, 0xFFF0u));
+    Node n(page.data(), cap);
+    n.init(/*leaf=*/true);
+    Model model;
+    Random rng(page_size);
+    // Fill, then erase and insert at random for several times the capacity:
+    // without compaction the heap would run out after cap inserts.
+    for (u32 op = 0; op < 8 * cap; ++op) {
+      const u64 k = static_cast<u64>(rng.uniform(0, 2 * cap));
+      u32 pos = 0;
+      while (pos < n.count() && n.key_at(pos) < k) ++pos;
+      const bool present = pos < n.count() && n.key_at(pos) == k;
+      if (present && (n.full() || rng.uniform(0, 2) == 0)) {
+        n.erase_at(pos);
+        model.erase(k);
+      } else if (!present && !n.full()) {
+        n.insert_at(pos, k, k * 7);
+        model.emplace(k, k * 7);
+      } else if (present) {
+        n.set_value(pos, k * 11);
+        model[k] = k * 11;
+      }
+      ASSERT_EQ(n.count(), model.size());
+      ASSERT_LE(n.header().heap_begin, Node::heap_end_for(cap));
+      ASSERT_GE(n.header().heap_begin, sizeof(NodeHeader) + n.count() * sizeof(u16));
+    }
+    u32 i = 0;
+    for (const auto& [k, v] : model) {
+      ASSERT_EQ(n.key_at(i), k) << page_size << " slot " << i;
+      ASSERT_EQ(n.value_at(i), v) << page_size << " slot " << i;
+      ++i;
+    }
+  }
+}
+
+TEST(BTreeNode, InnerNodeHasFirstChildAndOneChildPerKey) {
+  std::vector<std::byte> page(1024);
+  Node n(page.data(), Node::capacity_for(1024));
+  n.init(/*leaf=*/false);
+  n.header().first_child = 100;
+  n.append(10, 101);
+  n.append(30, 103);
+  n.insert_at(1, 20, 102);  // a separator goes in with the child right of it
+  ASSERT_EQ(n.count(), 3u);
+  for (u32 c = 0; c <= n.count(); ++c) EXPECT_EQ(n.child(c), 100 + c);
+  EXPECT_EQ(n.key_at(1), 20u);
 }
 
 // ---------------------------------------------------------------------------

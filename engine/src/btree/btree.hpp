@@ -57,8 +57,8 @@ class BTree {
     ~Cursor() { release(); }
 
     bool valid() const { return leaf_ != kInvalidPage; }
-    PackedKey key() const { return node().keys()[pos_]; }
-    u64 value() const { return node().values()[pos_]; }
+    PackedKey key() const { return node().key_at(pos_); }
+    u64 value() const { return node().value_at(pos_); }
     void next() {
       ++pos_;
       settle();
@@ -122,8 +122,8 @@ class BTree {
     const Fixed leaf = descend_shared(key);
     const Node n = node(leaf.page);
     const u32 pos = lower_bound(n, key);
-    const bool found = pos < n.count() && equal(n.keys()[pos], key);
-    if (found && value) *value = n.values()[pos];
+    const bool found = pos < n.count() && equal(n.key_at(pos), key);
+    if (found && value) *value = n.value_at(pos);
     pages_->unfix(leaf.pid, leaf.page, LatchMode::kShared);
     return found;
   }
@@ -131,11 +131,11 @@ class BTree {
   // Replaces the value of an existing key; false if the key is absent.
   bool update(PackedKey key, u64 value, u64 lsn = 0) {
     const Fixed leaf = descend_for_leaf_write(key);
-    const Node n = node(leaf.page);
+    Node n = node(leaf.page);
     const u32 pos = lower_bound(n, key);
-    const bool found = pos < n.count() && equal(n.keys()[pos], key);
+    const bool found = pos < n.count() && equal(n.key_at(pos), key);
     if (found) {
-      n.values()[pos] = value;
+      n.set_value(pos, value);
       Stamp::stamp(leaf.page, lsn);
     }
     pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
@@ -146,7 +146,7 @@ class BTree {
     const Fixed leaf = descend_for_leaf_write(key);
     Node n = node(leaf.page);
     const u32 pos = lower_bound(n, key);
-    const bool found = pos < n.count() && equal(n.keys()[pos], key);
+    const bool found = pos < n.count() && equal(n.key_at(pos), key);
     if (found) {
       n.erase_at(pos);
       Stamp::stamp(leaf.page, lsn);
@@ -165,37 +165,33 @@ class BTree {
     path.pop_back();
     Node n = node(leaf.page);
     const u32 pos = lower_bound(n, key);
-    if (pos < n.count() && equal(n.keys()[pos], key)) {
+    if (pos < n.count() && equal(n.key_at(pos), key)) {
       release_all(path);
       pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
       return false;
     }
     size_.fetch_add(1, std::memory_order_relaxed);
     if (!n.full()) {
-      n.insert_at(pos, key, value, 0);
+      n.insert_at(pos, key, value);
       Stamp::stamp(leaf.page, lsn);
       release_all(path);
       pages_->unfix(leaf.pid, leaf.page, LatchMode::kExclusive);
       return true;
     }
-    // Split the leaf, then push the separator up the latched path.
+    // Split the leaf (its upper half's records move to the new page), then
+    // push the separator up the latched path.
     const PageId right = pages_->allocate();
     std::byte* right_page = pages_->fix(right, LatchMode::kExclusive);
     Node r = node(right_page);
     r.init(/*leaf=*/true);
-    const u32 half = n.count() / 2;
-    const u32 moved = n.count() - half;
-    std::memcpy(r.keys(), n.keys() + half, moved * sizeof(PackedKey));
-    std::memcpy(r.values(), n.values() + half, moved * sizeof(u64));
-    r.header().count = static_cast<u16>(moved);
-    n.header().count = static_cast<u16>(half);
+    n.move_to(r, n.count() / 2);
     r.header().next = n.header().next;
     n.header().next = right;
-    const PackedKey separator = r.keys()[0];
+    const PackedKey separator = r.key_at(0);
     if (less(key, separator)) {
-      n.insert_at(lower_bound(n, key), key, value, 0);
+      n.insert_at(lower_bound(n, key), key, value);
     } else {
-      r.insert_at(lower_bound(r, key), key, value, 0);
+      r.insert_at(lower_bound(r, key), key, value);
     }
     Stamp::stamp(leaf.page, lsn);
     Stamp::stamp(right_page, lsn);
@@ -228,10 +224,9 @@ class BTree {
   // First position whose key is >= key.
   u32 lower_bound(const Node& n, PackedKey key) const {
     u32 lo = 0, hi = n.count();
-    const PackedKey* keys = n.keys();
     while (lo < hi) {
       const u32 mid = (lo + hi) / 2;
-      if (less(keys[mid], key)) lo = mid + 1; else hi = mid;
+      if (less(n.key_at(mid), key)) lo = mid + 1; else hi = mid;
     }
     return lo;
   }
@@ -240,15 +235,14 @@ class BTree {
   // First position whose key is > key: the child to descend into.
   u32 upper_bound(const Node& n, PackedKey key) const {
     u32 lo = 0, hi = n.count();
-    const PackedKey* keys = n.keys();
     while (lo < hi) {
       const u32 mid = (lo + hi) / 2;
-      if (less(key, keys[mid])) hi = mid; else lo = mid + 1;
+      if (less(key, n.key_at(mid))) hi = mid; else lo = mid + 1;
     }
     return lo;
   }
 
-  PageId child_for(const Node& n, PackedKey key) const { return static_cast<PageId>(n.values()[upper_bound(n, key)]); }
+  PageId child_for(const Node& n, PackedKey key) const { return n.child(upper_bound(n, key)); }
 
   // Fixes the root in `mode`, retrying if a concurrent root split replaced it
   // between reading root_ and latching the page.
@@ -331,30 +325,28 @@ class BTree {
       path.pop_back();
       Node n = node(parent.page);
       if (!n.full()) {
-        n.insert_at(upper_bound(n, separator), separator, right_child, 1);
+        n.insert_at(upper_bound(n, separator), separator, right_child);
         Stamp::stamp(parent.page, lsn);
         pages_->unfix(parent.pid, parent.page, LatchMode::kExclusive);
         release_all(path);
         return;
       }
-      // Split: keys[mid] moves up; left keeps keys[0, mid), right gets the rest.
+      // Split: key mid moves up and its child becomes the right node's
+      // first child; left keeps keys [0, mid), right gets the records after.
       const PageId right = pages_->allocate();
       std::byte* right_page = pages_->fix(right, LatchMode::kExclusive);
       Node r = node(right_page);
       r.init(/*leaf=*/false);
       r.header().level = n.header().level;
-      const u32 count = n.count();
-      const u32 mid = count / 2;
-      const PackedKey up = n.keys()[mid];
-      const u32 moved = count - mid - 1;
-      std::memcpy(r.keys(), n.keys() + mid + 1, moved * sizeof(PackedKey));
-      std::memcpy(r.values(), n.values() + mid + 1, (moved + 1) * sizeof(u64));
-      r.header().count = static_cast<u16>(moved);
-      n.header().count = static_cast<u16>(mid);
+      const u32 mid = n.count() / 2;
+      const PackedKey up = n.key_at(mid);
+      r.header().first_child = static_cast<PageId>(n.value_at(mid));
+      n.move_to(r, mid + 1);
+      n.erase_at(mid);
       if (less(separator, up)) {
-        n.insert_at(upper_bound(n, separator), separator, right_child, 1);
+        n.insert_at(upper_bound(n, separator), separator, right_child);
       } else {
-        r.insert_at(upper_bound(r, separator), separator, right_child, 1);
+        r.insert_at(upper_bound(r, separator), separator, right_child);
       }
       Stamp::stamp(parent.page, lsn);
       Stamp::stamp(right_page, lsn);
@@ -371,10 +363,8 @@ class BTree {
     Node root = node(root_page);
     root.init(/*leaf=*/false);
     root.header().level = static_cast<u8>(level + 1);
-    root.keys()[0] = separator;
-    root.values()[0] = left.pid;
-    root.values()[1] = right_child;
-    root.header().count = 1;
+    root.header().first_child = left.pid;
+    root.append(separator, right_child);
     Stamp::stamp(root_page, lsn);
     root_.store(new_root, std::memory_order_release);
     height_.fetch_add(1, std::memory_order_relaxed);

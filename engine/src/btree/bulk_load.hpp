@@ -59,11 +59,7 @@ BTreeShape bulk_load(Pages& pages, const std::vector<BulkEntry>& sorted) {
     }
     Node n(page, capacity);
     const u32 count = static_cast<u32>(std::min<size_t>(capacity, sorted.size() - start));
-    for (u32 i = 0; i < count; ++i) {
-      n.keys()[i] = sorted[start + i].key;
-      n.values()[i] = sorted[start + i].value;
-    }
-    n.header().count = static_cast<u16>(count);
+    for (u32 i = 0; i < count; ++i) n.append(sorted[start + i].key, sorted[start + i].value);
   }
   pages.unfix(pid, page, LatchMode::kExclusive);
   // Inner levels: a node of c keys has c + 1 children; key i is the first key of child i + 1.
@@ -80,11 +76,8 @@ BTreeShape bulk_load(Pages& pages, const std::vector<BulkEntry>& sorted) {
       Node n(inner_page, capacity);
       n.init(/*leaf=*/false);
       n.header().level = static_cast<u8>(height);
-      for (size_t c = 0; c < children; ++c) {
-        n.values()[c] = level[start + c].page;
-        if (c > 0) n.keys()[c - 1] = level[start + c].first;
-      }
-      n.header().count = static_cast<u16>(children - 1);
+      n.header().first_child = level[start].page;
+      for (size_t c = 1; c < children; ++c) n.append(level[start + c].first, level[start + c].page);
       pages.unfix(inner, inner_page, LatchMode::kExclusive);
       above.push_back({level[start].first, inner});
       start += children;

@@ -60,8 +60,8 @@ class ReadCursor {
     for (;;) {
       const Node n = tree_->node(page);
       if (pos_ < n.count()) {
-        key = last_ = n.keys()[pos_];
-        value = n.values()[pos_];
+        key = last_ = n.key_at(pos_);
+        value = n.value_at(pos_);
         ++pos_;
         returned_ = true;
         if constexpr (kRemember) {
@@ -108,7 +108,7 @@ class ReadCursor {
       }
       std::byte* page = pages().fix(leaf_, LatchMode::kShared);
       const Node n = tree_->node(page);
-      if (!returned_ || (pos_ > 0 && pos_ <= n.count() && n.keys()[pos_ - 1] == last_)) return {leaf_, page};
+      if (!returned_ || (pos_ > 0 && pos_ <= n.count() && n.key_at(pos_ - 1) == last_)) return {leaf_, page};
       pages().unfix(leaf_, page, LatchMode::kShared);  // the leaf changed: find the successor from the root
     }
     const PackedKey at = returned_ ? last_ + 1 : from_;  // (a tree holding key 2^64-1 is not read past it)

@@ -1,5 +1,7 @@
 #pragma once
-// Structural invariants of a BTree, checked by walking its pages: keys
+// Structural invariants of a BTree, checked by walking its pages: each node a
+// well-formed slotted page (slots point at distinct, aligned records inside
+// the record heap, which does not overlap the slot array), keys
 // strictly ascending inside a node and within their parent's separator bounds,
 // levels counting down to 0 at uniform leaf depth, inner nodes never empty,
 // the leaf chain visiting every leaf in key order, and size() matching the
@@ -51,19 +53,39 @@ class BTreeInvariants {
  private:
   struct Copy {  // a node's contents, read under a shared fix
     NodeHeader header;
-    std::vector<u64> keys, values;
+    std::vector<u64> keys, values;  // values: a leaf's values, an inner node's count + 1 children
     PageId next;
+    std::string layout_error;       // the slotted page's own damage, if any
   };
 
   Copy read_node(PageId pid) {
     std::byte* page = pages_.fix(pid, LatchMode::kShared);
     const Node n(page, tree_.node_capacity());
-    Copy copy{n.header(), {}, {}, n.header().next};
-    const u32 count = std::min(n.count(), tree_.node_capacity());
-    copy.keys.assign(n.keys(), n.keys() + count);
-    copy.values.assign(n.values(), n.values() + count + (n.is_leaf() ? 0 : 1));
+    Copy copy{n.header(), {}, {}, n.header().next, slot_error(n)};
+    if (copy.layout_error.empty()) {
+      for (u32 i = 0; i < n.count(); ++i) copy.keys.push_back(n.key_at(i));
+      if (!n.is_leaf()) copy.values.push_back(n.child(0));
+      for (u32 i = 0; i < n.count(); ++i) copy.values.push_back(n.is_leaf() ? n.value_at(i) : n.child(i + 1));
+    }
     pages_.unfix(pid, page, LatchMode::kShared);
     return copy;
+  }
+
+  static std::string slot_error(const Node& n) {
+    if (n.count() > n.capacity()) return "count above capacity";
+    const u32 heap_end = Node::heap_end_for(n.capacity());
+    const u32 heap_begin = n.header().heap_begin;
+    if (heap_begin > heap_end || heap_begin < sizeof(NodeHeader) + n.count() * sizeof(Node::Slot) ||
+        (heap_end - heap_begin) % sizeof(Node::Record) != 0)
+      return "record heap overlaps the slot array, ends past the page or is not whole records";
+    std::set<u32> records;
+    for (u32 i = 0; i < n.count(); ++i) {
+      const u32 offset = n.slot(i);
+      if (offset < heap_begin || offset + sizeof(Node::Record) > heap_end || (heap_end - offset) % sizeof(Node::Record) != 0)
+        return "slot " + std::to_string(i) + " points outside the record heap";
+      if (!records.insert(offset).second) return "two slots share a record";
+    }
+    return {};
   }
 
   std::string walk(PageId pid, int level, std::optional<u64> lo, std::optional<u64> hi) {
@@ -71,7 +93,7 @@ class BTreeInvariants {
     if (pid >= pages_.page_count()) return at + "out of range";
     if (!seen_.insert(pid).second) return at + "reached twice";
     const Copy node = read_node(pid);
-    if (node.header.count > tree_.node_capacity()) return at + "count above capacity";
+    if (!node.layout_error.empty()) return at + node.layout_error;
     if (node.header.level != level) return at + "level " + std::to_string(node.header.level) + ", expected " + std::to_string(level);
     if ((node.header.is_leaf != 0) != (level == 0)) return at + "leaf flag does not match level";
     for (size_t i = 0; i < node.keys.size(); ++i) {
