@@ -62,6 +62,31 @@ def test_run_tpcc_stub_is_the_field_table():
     assert tpcc.PARAMETERS == tuple(names)
 
 
+def test_key_cache_run_stub_is_the_field_table():
+    tree = ast.parse((REPO / "bindings" / "dbrepro" / "_engine.pyi").read_text())
+    stub = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "key_cache_run")
+    fields = _engine.key_cache_config_fields()
+    assert [a.arg for a in stub.args.kwonlyargs] == [f["name"] for f in fields]
+    for arg, default in zip(stub.args.kwonlyargs, stub.args.kw_defaults):
+        if default is not None:  # table_dir: required here, "" in the table
+            value = ast.literal_eval(default)
+            expected = next(f["default"] for f in fields if f["name"] == arg.arg)
+            assert (list(value) if isinstance(value, tuple) else value) == expected, arg.arg
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"seed": 2**63}, "seed: must be in 0..9223372036854775807"),
+    ({"threads": [1, 0]}, "threads: each must be in 1..1024, got 0"),
+    ({"threads": "8"}, "threads: must be a list of integers"),
+    ({"repeat": 0}, "repeat: must be in 1..4294967295, got 0"),
+    ({"segment": [0]}, "segment: unknown setting"),
+    ({"replacement": "clock"}, "replacement: must be midpoint or lru"),
+])
+def test_key_cache_engine_checks_each_setting_by_name(settings, message, tmp_path):
+    with pytest.raises(ValueError, match=message):
+        _engine.key_cache_run(table_dir=str(tmp_path), **settings)
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"seed": 2**64}, "seed: must be in 0..18446744073709551615"),
     ({"seed": 2**63}, None),  # in range: accepted by the field (the run itself is not started here)

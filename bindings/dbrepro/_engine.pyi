@@ -90,7 +90,11 @@ def key_cache_run(
     seconds: float = 0.5,
     seed: int = 1,
 ) -> dict[str, Any]:
-    """select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat)."""
+    """select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat).
+    The settings are key_cache_config_fields()'s (tests/test_registry.py keeps this signature equal to it)."""
+
+def key_cache_config_fields() -> list[dict[str, Any]]:
+    """E2: the settings of a model run (engine/src/driver/key_cache_fields.hpp): name, type, default, help."""
 
 # ---- E4 quantum (quantum_module.cpp) -------------------------------------------------
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "module_common.hpp"
+#include "driver/key_cache_fields.hpp"
 #include "driver/key_cache_run.hpp"
 #include "sysbench/sbtest.hpp"
 
@@ -23,18 +24,6 @@ using namespace dbrepro;
 namespace {
 
 using bindings::in_range;
-
-std::vector<u32> u32_list(const char* name, const std::vector<i64>& values) {
-  std::vector<u32> out;
-  for (i64 v : values) out.push_back(in_range<u32>(name, v, 1));
-  return out;
-}
-
-keycache::Replacement parse_replacement(const std::string& name) {
-  if (name == "midpoint") return keycache::Replacement::kMidpoint;
-  if (name == "lru") return keycache::Replacement::kLru;
-  throw std::invalid_argument("replacement: must be midpoint or lru, got '" + name + "'");
-}
 
 py::dict build_table(const std::string& directory, i64 rows, i64 seed, i64 block_size,
                      const std::string& distribution) {
@@ -64,28 +53,15 @@ py::dict table_info(const std::string& directory) {
                   py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height);
 }
 
-py::dict run(const std::string& table_dir, const std::vector<i64>& segments, i64 repeat, const std::string& mode,
-             i64 buffer_bytes, double index_fraction, i64 division_limit,
-             i64 age_threshold,
-             const std::string& replacement, const std::string& latch, const std::vector<i64>& threads,
-             const std::vector<i64>& points, double warmup_seconds, double seconds, i64 seed) {
+// key_cache_run(**settings): settings by KeyCacheRunConfig's field names
+// (driver/key_cache_fields.hpp), each set through the table.
+py::dict run(const py::args& args, const py::kwargs& settings) {
+  if (!args.empty()) throw std::invalid_argument("key_cache_run: settings are keyword arguments");
   keycache_driver::KeyCacheRunConfig config;
-  config.table_dir = table_dir;
-  config.segments.clear();
-  for (i64 v : segments) config.segments.push_back(in_range<u32>("segments", v, 0));
-  config.repeat = in_range<u32>("repeat", repeat, 1);
-  config.mode = mode;
-  config.buffer_bytes = in_range<u64>("buffer_bytes", buffer_bytes, 0);
-  config.index_fraction = index_fraction;
-  config.division_limit = in_range<u32>("division_limit", division_limit, 1);
-  config.age_threshold = in_range<u32>("age_threshold", age_threshold, 100);
-  config.replacement = parse_replacement(replacement);
-  config.latch = latch;
-  config.threads = u32_list("threads", threads);
-  config.points = u32_list("points", points);
-  config.warmup_seconds = warmup_seconds;
-  config.seconds = seconds;
-  config.seed = in_range<u64>("seed", seed, 0);
+  for (const auto& [key, value] : settings) {
+    const auto& field = keycache_driver::find_key_cache_field(key.cast<std::string>());
+    field.set(config, bindings::field_value(field, value));
+  }
   keycache_driver::validate(config);
   keycache_driver::KeyCacheRunResult result;
   {
@@ -139,11 +115,11 @@ void register_key_cache(py::module_& m) {
       "E2: how the clients reach the key cache, the default (client_server: MariaDB's shape) first.");
   m.def("key_cache_table_info", &table_info, py::kw_only(), py::arg("directory"),
         "E2: the metadata of the sbtest table in a directory.");
-  m.def("key_cache_run", &run, py::kw_only(), py::arg("table_dir"), py::arg("segments") = std::vector<i64>{0},
-        py::arg("repeat") = 1, py::arg("mode") = "client_server",
-        py::arg("buffer_bytes") = 0, py::arg("index_fraction") = 1.0, py::arg("division_limit") = 100, py::arg("age_threshold") = 300,
-        py::arg("replacement") = "midpoint", py::arg("latch") = "adaptive", py::arg("threads") = std::vector<i64>{1},
-        py::arg("points") = std::vector<i64>{10}, py::arg("warmup_seconds") = 0.2, py::arg("seconds") = 0.5,
-        py::arg("seed") = 1,
-        "E2: select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat).");
+  m.def("key_cache_run", &run,
+        "key_cache_run(**settings): select_random_points per (threads, points) cell, each segments value in turn "
+        "(rotated per repeat). Settings are named as key_cache_config_fields() lists them; table_dir is needed.");
+  m.def(
+      "key_cache_config_fields",
+      [] { return bindings::fields_table<keycache_driver::KeyCacheRunConfig>(keycache_driver::key_cache_fields()); },
+      "E2: the settings of a model run (engine/src/driver/key_cache_fields.hpp): name, type, default, help.");
 }

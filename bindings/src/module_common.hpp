@@ -72,7 +72,8 @@ config::FieldValue field_value(const Field& field, const py::handle& value) {
         throw std::invalid_argument(name + ": must be a mapping of transaction type to weight");
       }
     case FieldType::kUnsignedList: {
-      if (py::isinstance<py::int_>(value) && !is_bool) return std::vector<config::FieldInteger>{field_integer(name, value)};
+      if (py::isinstance<py::int_>(value) && !is_bool)  // one integer: a list of one
+        return std::vector<config::FieldInteger>{field_integer(name, value)};
       if (py::isinstance<py::str>(value) || !py::isinstance<py::sequence>(value))
         throw std::invalid_argument(name + ": must be a list of integers");
       std::vector<config::FieldInteger> list;
