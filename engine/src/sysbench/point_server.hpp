@@ -156,6 +156,15 @@ class PointServer {
   void serve(int fd, ConnectionCounters& counts) {
     Cache* cache = cache_.load();
     if (cache == nullptr) {
+      // The refusal is the reply to the client's first request, read first:
+      // closing before the client has sent it would make its send fail
+      // (EPIPE) instead of showing it the reason.
+      u32 length = 0;
+      if (!read_full(fd, &length, sizeof length)) return;
+      if (length <= kMaxRequestBody) {
+        std::vector<std::byte> body(length);
+        if (length > 0 && !read_full(fd, body.data(), length)) return;
+      }
       ++counts.refused;
       const auto frame = error_frame("no key cache is being served; closing the connection");
       write_full(fd, frame.data(), frame.size());
