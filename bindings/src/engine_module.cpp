@@ -31,18 +31,8 @@ py::object parse_json(const std::string& text) { return py::module_::import("jso
 // run_tpcc(progress=None, **settings): settings by RunConfig's field names
 // (driver/run_config_fields.hpp), each checked as it is set.
 py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
-  if (!args.empty()) throw std::invalid_argument("run_tpcc: settings are keyword arguments");
-  tpcc::RunConfig config;
   py::object progress = py::none();
-  for (const auto& [key, value] : settings) {
-    const std::string name = key.cast<std::string>();
-    if (name == "progress") {
-      progress = py::reinterpret_borrow<py::object>(value);
-      continue;
-    }
-    const tpcc::RunField& field = tpcc::find_run_field(name);
-    field.set(config, bindings::field_value(field, value));
-  }
+  const tpcc::RunConfig config = bindings::config_from("run_tpcc", tpcc::run_fields(), args, settings, &progress);
   tpcc::validate(config);  // before the GIL is released: errors become ValueError
 
   // Ctrl-C and the user's callback at each progress tick (module_common.hpp).

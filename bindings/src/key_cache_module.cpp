@@ -56,12 +56,8 @@ py::dict table_info(const std::string& directory) {
 // key_cache_run(**settings): settings by KeyCacheRunConfig's field names
 // (driver/key_cache_fields.hpp), each set through the table.
 py::dict run(const py::args& args, const py::kwargs& settings) {
-  if (!args.empty()) throw std::invalid_argument("key_cache_run: settings are keyword arguments");
-  keycache_driver::KeyCacheRunConfig config;
-  for (const auto& [key, value] : settings) {
-    const auto& field = keycache_driver::find_key_cache_field(key.cast<std::string>());
-    field.set(config, bindings::field_value(field, value));
-  }
+  keycache_driver::KeyCacheRunConfig config =
+      bindings::config_from("key_cache_run", keycache_driver::key_cache_fields(), args, settings);
   keycache_driver::validate(config);
   keycache_driver::KeyCacheRunResult result;
   {

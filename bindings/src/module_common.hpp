@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -99,6 +100,26 @@ inline py::object field_to_python(const config::FieldValue& value) {
         }
       },
       value);
+}
+
+// A config from keyword settings named as its table's fields, each set (and
+// range checked) through the table; the rest keep their defaults. Where the
+// caller takes a progress callback, `progress=` is handed back, not set.
+template <class Config>
+Config config_from(const char* function, std::span<const config::Field<Config>> fields, const py::args& args,
+                   const py::kwargs& settings, py::object* progress = nullptr) {
+  if (!args.empty()) throw std::invalid_argument(std::string(function) + ": settings are keyword arguments");
+  Config c;
+  for (const auto& [key, value] : settings) {
+    const std::string name = py::cast<std::string>(key);
+    if (progress != nullptr && name == "progress") {
+      *progress = py::reinterpret_borrow<py::object>(value);
+      continue;
+    }
+    const config::Field<Config>& field = config::find_field(fields, name);
+    field.set(c, field_value(field, value));
+  }
+  return c;
 }
 
 // A settings table as Python reads it: name, type, default, help per field.

@@ -41,38 +41,20 @@ py::dict run_dict(const StepRun& run) {
       py::arg("frames") = run.frames);
 }
 
-// A ladder's config from settings named as LadderConfig's fields
-// (openedge/ladder_fields.hpp), each set through the table; the rest keep
-// their defaults. `progress`, if given, is handed back.
-LadderConfig config_of(const py::kwargs& settings, py::object* progress = nullptr) {
-  LadderConfig config;
-  for (const auto& [key, value] : settings) {
-    const std::string name = key.cast<std::string>();
-    if (progress != nullptr && name == "progress") {
-      *progress = py::reinterpret_borrow<py::object>(value);
-      continue;
-    }
-    const LadderField& field = find_ladder_field(name);
-    field.set(config, bindings::field_value(field, value));
-  }
-  return config;
-}
-
 // openedge_config(**settings): every setting, checked, defaults filled in.
 py::dict checked_config(const py::args& args, const py::kwargs& settings) {
-  if (!args.empty()) throw std::invalid_argument("openedge_config: settings are keyword arguments");
-  const LadderConfig config = config_of(settings);
+  const LadderConfig config = bindings::config_from("openedge_config", ladder_fields(), args, settings);
   validate(config);
   py::dict out;
   for (const LadderField& f : ladder_fields()) out[f.name] = bindings::field_to_python(f.get(config));
   return out;
 }
 
-// openedge_ladder(progress=None, **settings).
+// openedge_ladder(progress=None, **settings): settings by LadderConfig's
+// field names (openedge/ladder_fields.hpp).
 py::dict ladder(const py::args& args, const py::kwargs& settings) {
-  if (!args.empty()) throw std::invalid_argument("openedge_ladder: settings are keyword arguments");
   py::object progress = py::none();
-  const LadderConfig config = config_of(settings, &progress);
+  const LadderConfig config = bindings::config_from("openedge_ladder", ladder_fields(), args, settings, &progress);
   validate(config);  // before the GIL is released: errors become ValueError
 
   std::optional<py::error_already_set> pending;

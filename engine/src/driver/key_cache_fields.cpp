@@ -84,8 +84,4 @@ const std::array<KeyCacheField, 15> kKeyCacheFields = {{
 
 std::span<const KeyCacheField> key_cache_fields() { return kKeyCacheFields; }
 
-const KeyCacheField& find_key_cache_field(const std::string& name) {
-  return config::find_field(key_cache_fields(), name);
-}
-
 }  // namespace dbrepro::keycache_driver

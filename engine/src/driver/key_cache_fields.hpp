@@ -5,7 +5,6 @@
 // `_engine.key_cache_config_fields()` exports them. Ranges and the checks
 // across fields are validate(KeyCacheRunConfig)'s.
 #include <span>
-#include <string>
 
 #include "common/config_fields.hpp"
 #include "driver/key_cache_run.hpp"
@@ -15,6 +14,5 @@ namespace dbrepro::keycache_driver {
 using KeyCacheField = config::Field<KeyCacheRunConfig>;
 
 std::span<const KeyCacheField> key_cache_fields();
-const KeyCacheField& find_key_cache_field(const std::string& name);
 
 }  // namespace dbrepro::keycache_driver

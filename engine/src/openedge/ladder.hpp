@@ -36,7 +36,11 @@ inline constexpr std::array<LadderStep, 4> kLadderSteps{{
 }};
 
 struct LadderConfig {
-  DatabaseConfig database{.rows = 2000};
+  DatabaseConfig database = [] {  // Table1 of 2,000 rows: a ladder of seconds
+    DatabaseConfig d;
+    d.rows = 2000;
+    return d;
+  }();
   u32 servers = 1;          // M
   u32 users = 20;           // U, user u on server u mod M
   u32 max_clients = 20;     // clients a server takes (-Ma; the article's 20: 150 users on 8 servers)

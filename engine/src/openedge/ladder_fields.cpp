@@ -96,6 +96,4 @@ const std::array<LadderField, 20> kLadderFields = {{
 
 std::span<const LadderField> ladder_fields() { return kLadderFields; }
 
-const LadderField& find_ladder_field(const std::string& name) { return config::find_field(ladder_fields(), name); }
-
 }  // namespace dbrepro::openedge

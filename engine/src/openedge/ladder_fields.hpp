@@ -5,7 +5,6 @@
 // exports them, and `python -m dbrepro.openedge` builds its options from
 // them. Ranges and the checks across fields are validate(LadderConfig)'s.
 #include <span>
-#include <string>
 
 #include "common/config_fields.hpp"
 #include "openedge/ladder.hpp"
@@ -15,6 +14,5 @@ namespace dbrepro::openedge {
 using LadderField = config::Field<LadderConfig>;
 
 std::span<const LadderField> ladder_fields();
-const LadderField& find_ladder_field(const std::string& name);
 
 }  // namespace dbrepro::openedge
