@@ -190,7 +190,7 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "key_cache_run") == repeats  # one per repeat: the segments interleaved inside it
     assert job_count(output, "key_cache_table") == 1
     # The real MariaDB's figure where the profile runs it (tests/test_key_cache_mariadb.py).
-    assert job_count(output, "key_cache_figure") == len(FIGURES) + int(kc["mariadb"]["enabled"])
+    assert job_count(output, "figure") == len(FIGURES) + int(kc["mariadb"]["enabled"])
     for rule in ("throughput_table", "relative_table", "mutex_waits_table"):
         assert job_count(output, f"key_cache_{rule}") == 1, rule
     assert job_count(output, "claims") == 1  # the one claims rule, for this study only

@@ -133,7 +133,7 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     config = yaml.safe_load(profile(repo, name).read_text())
     repeats = config["openedge"].get("repeats") or config["repeats"]
     assert job_count(output, "openedge_run") == repeats
-    assert job_count(output, "openedge_figure") == len(FIGURES)
+    assert job_count(output, "figure") == len(FIGURES)  # the one figure rule, for this study only
     assert job_count(output, "openedge_tables") == 1 and job_count(output, "claims") == 1
     assert job_count(output, "openedge_scan_run") == 1
     assert job_count(output, "openedge_latency_run") == (repeats if config["openedge"]["latency_us"] else 0)

@@ -3,6 +3,7 @@ report with a caption and its study as category."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from envelope_helpers import TPCC_OUTPUTS, tpcc_results  # noqa: F401 (fixture)
@@ -12,8 +13,8 @@ STUDIES = ["tpcc", "looking_glass", "key_cache", "quantum"]
 
 
 @pytest.fixture(scope="module")
-def figure_outputs(repo, tmp_path_factory):
-    """(rule, PNG output, its report flag) of every rule that writes a figure, from the parsed workflow."""
+def parsed_workflow(repo, tmp_path_factory):
+    """The smoke profile's parsed workflow (rules and globals)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
@@ -23,20 +24,25 @@ def figure_outputs(repo, tmp_path_factory):
             resource_settings=ResourceSettings(cores=1),
             config_settings=ConfigSettings(configfiles=[profile(repo, "smoke")]),
         )
-        rules = workflow_api._workflow.rules  # the parsed rules: Snakemake has no public listing of flags
-        return [(rule.name, str(output), output.flags.get("report"))
-                for rule in rules for output in rule.output
-                if str(output).startswith("results/figures/") and str(output).endswith(".png")]
+        return workflow_api._workflow  # Snakemake has no public listing of rules' flags
 
 
-def test_every_figure_is_in_the_report_with_a_caption(figure_outputs):
-    studies = {path.split("/")[2] for _, path, _ in figure_outputs}
-    assert set(STUDIES) <= studies
-    for rule, path, flag in figure_outputs:
-        assert flag is not None, f"{rule}: {path} is not marked report(...)"
-        caption = Path(flag.caption.get_path_or_uri(secret_free=True))
-        assert caption.is_file() and caption.read_text().strip(), f"{rule}: no caption {caption}"
-        assert path.split("/")[2] in flag.category, (rule, flag.category)
+def test_every_figure_is_in_the_report_with_a_caption(parsed_workflow, repo):
+    figure_rules = [rule for rule in parsed_workflow.rules
+                    if any(str(output).startswith("results/figures/") for output in rule.output)]
+    assert [rule.name for rule in figure_rules] == ["figure"]  # one rule draws them all
+    png = next(output for output in figure_rules[0].output if str(output).endswith(".png"))
+    flag = png.flags.get("report")
+    assert flag is not None, "the figures' PNG is not marked report(...)"
+    assert Path(flag.caption.get_path_or_uri(secret_free=True)).read_text().strip()
+    registered = parsed_workflow.globals["FIGURES"]
+    assert set(STUDIES) <= set(registered)
+    categories = parsed_workflow.globals["REPORT_CATEGORIES"]
+    for study, figures in registered.items():
+        assert study in flag.category(SimpleNamespace(study=study)) == categories[study]
+        for name in figures:
+            own = repo / "workflows" / "report" / study / f"{name}.rst"
+            assert own.is_file() and own.read_text().strip(), f"{study}/{name}: no caption {own}"
 
 
 def test_report_holds_the_captioned_figures(python, repo, tpcc_results):

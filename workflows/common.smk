@@ -68,6 +68,24 @@ def register_claims(study, settings=None, **inputs):
     CLAIMS[study] = {"input": inputs, "settings": settings or {}}
 
 
+# Each study's figures, registered by its .smk; one rule (workflows/figures.smk)
+# draws every one with its script in figures/.
+FIGURES = {}
+
+
+def register_figure(study, name, *tables, script=None, args=()):
+    """Figure `name` of `study`: figures/<script> (default <study>_<name>.py)
+    called with `args` (words such as a transaction type), then `tables` (the
+    files it plots, the original's numbers among them), then the PNG and PDF
+    it writes to results/figures/<study>/<name>. Returns those two paths."""
+    FIGURES.setdefault(study, {})[name] = {
+        "script": script or f"{study}_{name}.py",
+        "tables": list(tables),
+        "args": [str(arg) for arg in args],
+    }
+    return list(figure_paths(study, name).values())
+
+
 def expand_repeats(pattern, grid, repeats=None):
     """Every path of `pattern` over the repeats and a grid of wildcard lists."""
     return expand(pattern, rep=REPEATS if repeats is None else repeats, **grid)

@@ -34,8 +34,6 @@ FC_SCALE_GRID = {
     "percent": [f"{fraction * 100:g}" for fraction in FC["scale_fractions"]],
 }
 FC_SCALE_RUNS = expand(FC_SCALE_RUN, **FC_SCALE_GRID)
-# Each figure and the table it plots.
-FC_FIGURES = {"hit_ratio": ("fifo_cache_hit_ratio.py", "scale"), "nopm": ("fifo_cache_nopm.py", "throughput")}
 
 
 def fc_table(name):
@@ -45,7 +43,8 @@ def fc_table(name):
 FC_TARGETS = [
     *(fc_table(name) for name in ("throughput", "scale", "hit_curve", "claims")),
     f"results/tables/{FC_STUDY}/claims.md",
-    *(path for name in FC_FIGURES for path in figure_paths(FC_STUDY, name).values()),
+    *register_figure(FC_STUDY, "hit_ratio", fc_table("scale"), FC_PAPER),
+    *register_figure(FC_STUDY, "nopm", fc_table("throughput"), FC_PAPER),
 ]
 STUDY_TARGETS.extend(FC_TARGETS)
 
@@ -176,27 +175,3 @@ rule fifo_cache_hit_curve:
 
 # SoQoL's findings beside ours (rule claims, workflows/claims.smk).
 register_claims(FC_STUDY, runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID), scale=FC_SCALE_RUNS, paper=FC_PAPER)
-
-
-rule fifo_cache_figure:
-    """A figure of this study (figures/fifo_cache_<name>.py) from its table and the article's numbers."""
-    input:
-        table=lambda wildcards: fc_table(FC_FIGURES[wildcards.name][1]),
-        paper=FC_PAPER,
-        code=lambda wildcards: repo_file("figures", FC_FIGURES[wildcards.name][0]),
-        style=repo_file("figures", "style.py"),
-        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
-    output:
-        png=report(
-            f"results/figures/{FC_STUDY}/{{name}}.png",
-            caption=report_caption(FC_STUDY, "figure"),
-            category=REPORT_CATEGORIES[FC_STUDY],
-        ),
-        pdf=f"results/figures/{FC_STUDY}/{{name}}.pdf",
-    log:
-        log_path(FC_STUDY, "figure_{name}"),
-    wildcard_constraints:
-        name="|".join(FC_FIGURES),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {input.paper:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

@@ -20,7 +20,6 @@ KC_TABLE = {name: f"{KC_TABLE_DIR}/sbtest.{name}" for name in ("MYD", "MYI")}
 KC_RUN = raw_path(KC_STUDY, "model")
 KC_REPEATS = list(range(1, (KC["repeats"] or config["repeats"]) + 1))
 KC_PAPER = repo_file("workflows", "data", "key_cache_paper.yaml")
-KC_FIGURES = {"heatmap": ("key_cache_heatmap.py", "throughput"), "relative": ("key_cache_relative.py", "relative")}
 
 
 def kc_table(name):
@@ -37,14 +36,14 @@ KCM_RUN = raw_path(KC_STUDY, "mariadb")
 KCM_REPEATS = list(range(1, (KCM["repeats"] or config["repeats"]) + 1))
 KCM_RUNS = expand(KCM_RUN, rep=KCM_REPEATS) if KCM_ON else []
 KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "relative")] if KCM_ON else []
-if KCM_ON:
-    KC_FIGURES["mariadb"] = ("key_cache_mariadb.py", "mariadb_gains")
 
 
 KC_TARGETS = [
     *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "claims")),
     f"results/tables/{KC_STUDY}/claims.md",
-    *(path for name in KC_FIGURES for path in figure_paths(KC_STUDY, name).values()),
+    *register_figure(KC_STUDY, "heatmap", kc_table("throughput")),
+    *register_figure(KC_STUDY, "relative", kc_table("relative")),
+    *(register_figure(KC_STUDY, "mariadb", kc_table("mariadb_gains")) if KCM_ON else []),
     *KCM_TABLES,
 ]
 STUDY_TARGETS.extend(KC_TARGETS)
@@ -167,29 +166,6 @@ register_claims(
     mariadb_runs=KCM_RUNS,
     paper=KC_PAPER,
 )
-
-
-rule key_cache_figure:
-    """A figure of this study from one table (figures/key_cache_<name>.py)."""
-    input:
-        table=lambda wildcards: kc_table(KC_FIGURES[wildcards.name][1]),
-        code=lambda wildcards: repo_file("figures", KC_FIGURES[wildcards.name][0]),
-        style=repo_file("figures", "style.py"),
-        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
-    output:
-        png=report(
-            f"results/figures/{KC_STUDY}/{{name}}.png",
-            caption=report_caption(KC_STUDY, "figure"),
-            category=REPORT_CATEGORIES[KC_STUDY],
-        ),
-        pdf=f"results/figures/{KC_STUDY}/{{name}}.pdf",
-    log:
-        log_path(KC_STUDY, "figure_{name}"),
-    wildcard_constraints:
-        name="|".join(KC_FIGURES),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
 
 
 # ---------------------------------------------------------------------------

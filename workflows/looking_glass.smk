@@ -25,33 +25,24 @@ LG_LADDER_GRID = {"step": LG["ladder"]["steps"]}
 LG_PAPER = repo_file("workflows", "data", "looking_glass_paper.yaml")
 # A flushing log (steps 0-1) writes to a file here: a known disk, not a tmpfs.
 LG_LOG_DIR = f"results/tmp/{LG_STUDY}"
-LG_FIGURES = {
-    "fig5_payment": "looking_glass_phases.py",
-    "fig6_new_order": "looking_glass_phases.py",
-    "fig7_switches": "looking_glass_switches.py",
-    "fig8_instructions_vs_cycles": "looking_glass_cycles.py",
-    "throughput_ladder": "looking_glass_ladder.py",
-}
 
 
 def lg_table(name):
     return table_path(LG_STUDY, name)
 
 
-def lg_figure_inputs(script, **tables):
-    """A figure's inputs: its tables, and its code (so editing it re-makes the figure)."""
-    return {
-        **tables,
-        "code": repo_file("figures", script),
-        "style": repo_file("figures", "style.py"),
-        "mplstyle": repo_file("figures", "dbrepro.mplstyle"),
-    }
-
-
 LG_TARGETS = [
     *(lg_table(name) for name in ("instructions", "switches", "components", "ladder", "claims")),
     f"results/tables/{LG_STUDY}/claims.md",
-    *(path for name in LG_FIGURES for path in figure_paths(LG_STUDY, name).values()),
+    # Figures 5-8 of the paper and the throughput ladder, each from its table.
+    *register_figure(LG_STUDY, "fig5_payment", lg_table("instructions"), LG_PAPER,
+                     script="looking_glass_phases.py", args=["payment"]),
+    *register_figure(LG_STUDY, "fig6_new_order", lg_table("instructions"), LG_PAPER,
+                     script="looking_glass_phases.py", args=["new_order"]),
+    *register_figure(LG_STUDY, "fig7_switches", lg_table("switches"), script="looking_glass_switches.py"),
+    *register_figure(LG_STUDY, "fig8_instructions_vs_cycles", lg_table("components"),
+                     script="looking_glass_cycles.py"),
+    *register_figure(LG_STUDY, "throughput_ladder", lg_table("ladder"), script="looking_glass_ladder.py"),
 ]
 STUDY_TARGETS.extend(LG_TARGETS)
 
@@ -182,68 +173,3 @@ register_claims(
     runs=expand_repeats(LG_LADDER_RUN, LG_LADDER_GRID),
     paper=LG_PAPER,
 )
-
-
-rule looking_glass_fig5_payment:
-    """Figure 5: Payment's instructions per phase after each group of removals."""
-    input:
-        **lg_figure_inputs(LG_FIGURES["fig5_payment"], table=lg_table("instructions"), paper=LG_PAPER),
-    output:
-        **reported_figure_paths(LG_STUDY, "fig5_payment"),
-    log:
-        log_path(LG_STUDY, "fig5_payment"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} payment {input.table:q} {input.paper:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
-
-
-rule looking_glass_fig6_new_order:
-    """Figure 6: New Order's instructions per phase after each group of removals."""
-    input:
-        **lg_figure_inputs(LG_FIGURES["fig6_new_order"], table=lg_table("instructions"), paper=LG_PAPER),
-    output:
-        **reported_figure_paths(LG_STUDY, "fig6_new_order"),
-    log:
-        log_path(LG_STUDY, "fig6_new_order"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} new_order {input.table:q} {input.paper:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
-
-
-rule looking_glass_fig7_switches:
-    """Figure 7: New Order instructions removed by each switch."""
-    input:
-        **lg_figure_inputs(LG_FIGURES["fig7_switches"], table=lg_table("switches")),
-    output:
-        **reported_figure_paths(LG_STUDY, "fig7_switches"),
-    log:
-        log_path(LG_STUDY, "fig7_switches"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
-
-
-rule looking_glass_fig8_instructions_vs_cycles:
-    """Figure 8: New Order's share of instructions vs of cycles per component group."""
-    input:
-        **lg_figure_inputs(LG_FIGURES["fig8_instructions_vs_cycles"], table=lg_table("components")),
-    output:
-        **reported_figure_paths(LG_STUDY, "fig8_instructions_vs_cycles"),
-    log:
-        log_path(LG_STUDY, "fig8_instructions_vs_cycles"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"
-
-
-rule looking_glass_throughput_ladder:
-    """Median throughput per ladder step (log scale), beside the paper's four numbers."""
-    input:
-        **lg_figure_inputs(LG_FIGURES["throughput_ladder"], table=lg_table("ladder")),
-    output:
-        **reported_figure_paths(LG_STUDY, "throughput_ladder"),
-    log:
-        log_path(LG_STUDY, "throughput_ladder"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

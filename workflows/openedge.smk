@@ -27,7 +27,6 @@ OE_LATENCY_STEPS = "2,3"
 OE_LATENCY_RUNS = expand(OE_LATENCY_RUN, rep=OE_REPEATS) if OE["latency_us"] > 0 else []
 OE_PAPER = repo_file("workflows", "data", "openedge_paper.yaml")
 OE_TABLES = ["runs", "ladder", "users", "traffic", "scan", "latency"]
-OE_FIGURES = {"ladder": "ladder", "user_stddev": "users", "traffic": "traffic"}  # figure -> its table
 
 
 def oe_table(name):
@@ -46,7 +45,9 @@ def oe_options():
 OE_TARGETS = [
     *(oe_table(name) for name in (*OE_TABLES, "claims")),
     f"results/tables/{OE_STUDY}/claims.md",
-    *(path for name in OE_FIGURES for path in figure_paths(OE_STUDY, name).values()),
+    *register_figure(OE_STUDY, "ladder", oe_table("ladder")),
+    *register_figure(OE_STUDY, "user_stddev", oe_table("users")),
+    *register_figure(OE_STUDY, "traffic", oe_table("traffic")),
 ]
 STUDY_TARGETS.extend(OE_TARGETS)
 
@@ -148,26 +149,3 @@ register_claims(
     latency=oe_table("latency"),
     paper=OE_PAPER,
 )
-
-
-rule openedge_figure:
-    """A figure of this study from one table (figures/openedge_<name>.py)."""
-    input:
-        table=lambda wildcards: oe_table(OE_FIGURES[wildcards.name]),
-        code=lambda wildcards: repo_file("figures", f"openedge_{wildcards.name}.py"),
-        style=repo_file("figures", "style.py"),
-        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
-    output:
-        png=report(
-            f"results/figures/{OE_STUDY}/{{name}}.png",
-            caption=report_caption(OE_STUDY, "figure"),
-            category=REPORT_CATEGORIES[OE_STUDY],
-        ),
-        pdf=f"results/figures/{OE_STUDY}/{{name}}.pdf",
-    log:
-        log_path(OE_STUDY, "figure_{name}"),
-    wildcard_constraints:
-        name="|".join(OE_FIGURES),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

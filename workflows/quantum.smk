@@ -46,7 +46,7 @@ QT_TABLES = ["runs", "workload1", "workload2"]
 QT_TARGETS = [
     *(table_path(QT_STUDY, name) for name in (*QT_TABLES, "claims")),
     f"results/tables/{QT_STUDY}/claims.md",
-    *figure_paths(QT_STUDY, "mean_session_time").values(),
+    *register_figure(QT_STUDY, "mean_session_time", table_path(QT_STUDY, "runs")),
 ]
 STUDY_TARGETS.extend(QT_TARGETS)
 
@@ -140,19 +140,3 @@ register_claims(
     # each repeat's run: the evaluator's bootstrap needs them, runs.csv holds medians
     records=expand_repeats(QT_RUN, QT_GRID, repeats=QT_REPEATS),
 )
-
-
-rule quantum_mean_session_time:
-    """Mean session time against sessions per CPU, one line per Q."""
-    input:
-        table=table_path(QT_STUDY, "runs"),
-        code=repo_file("figures", "quantum_mean_session_time.py"),
-        style=repo_file("figures", "style.py"),
-        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
-    output:
-        **reported_figure_paths(QT_STUDY, "mean_session_time"),
-    log:
-        log_path(QT_STUDY, "mean_session_time"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

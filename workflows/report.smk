@@ -1,6 +1,6 @@
 # `snakemake --report report.html`: every figure's PNG goes into the report
-# with its caption (workflows/report/<study>/<name>.rst; a rule with a
-# {name} wildcard has one Jinja caption, <study>/figure.rst) under its study.
+# with its caption (workflows/report/<study>/<name>.rst, handed to the one
+# figure rule's report/figure.rst) under its study.
 # The paper reads the same captions (workflows/scripts/paper_captions.py).
 
 # The summary comes first (Snakemake lists categories in the order they appear).
@@ -15,20 +15,10 @@ REPORT_CATEGORIES = {
 }
 
 
-def report_caption(study, name):
-    """The caption file of figure `name` of `study` (absolute, so any .smk can use it)."""
-    return repo_file("workflows", "report", study, f"{name}.rst")
-
-
-def reported_figure_paths(study, name, caption=None):
-    """figure_paths() with the PNG marked for the report, captioned and categorised."""
-    paths = figure_paths(study, name)
-    paths["png"] = report(
-        paths["png"],
-        caption=caption or report_caption(study, name),
-        category=REPORT_CATEGORIES.get(study, study),
-    )
-    return paths
+def report_caption_text(study, name):
+    """The caption of figure `name` of `study` (workflows/report/<study>/<name>.rst)."""
+    with open(repo_file("workflows", "report", study, f"{name}.rst"), encoding="utf-8") as caption:
+        return caption.read().strip()
 
 
 # The report's front page.

@@ -12,7 +12,7 @@ TPCC_GRID = {"variant": TPCC["variants"], "warehouses": TPCC["warehouses"]}
 STUDY_TARGETS.extend(
     [
         table_path("tpcc", "throughput"),
-        *figure_paths("tpcc", "throughput").values(),
+        *register_figure("tpcc", "throughput", table_path("tpcc", "throughput"), script="tpcc_throughput.py"),
     ]
 )
 
@@ -55,20 +55,3 @@ rule tpcc_table:
     localrule: True
     script:
         "scripts/tpcc_table.py"
-
-
-rule tpcc_figure:
-    """Throughput against warehouses, one line per variant."""
-    input:
-        table=table_path("tpcc", "throughput"),
-        # Listed so that editing the figure code re-makes the figure.
-        code=repo_file("figures", "tpcc_throughput.py"),
-        style=repo_file("figures", "style.py"),
-        mplstyle=repo_file("figures", "dbrepro.mplstyle"),
-    output:
-        **reported_figure_paths("tpcc", "throughput"),
-    log:
-        log_path("tpcc", "throughput_figure"),
-    localrule: True
-    shell:
-        "{PYTHON} {input.code:q} {input.table:q} {output.png:q} {output.pdf:q} > {log:q} 2>&1"

@@ -38,7 +38,7 @@ def group_of(rule: str) -> str:
 
 def jobs_from_log(lines) -> list[tuple[str, datetime, datetime]]:
     """(rule, start, end) for every job the log shows finished; a job of a
-    rule shared by the studies (claims) is named by its `study` wildcard."""
+    rule shared by the studies (claims, figure) is named by its `study` wildcard."""
     stamp = None
     pending_rule = None  # a job's header seen, its jobid not yet
     last_started = None  # the jobid of the last job header, for its wildcards line
