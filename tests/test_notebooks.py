@@ -1,12 +1,16 @@
 """The example notebooks run from top to bottom without errors."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import nbclient
 import nbformat
 import pytest
 
+NOTEBOOKS = sorted(path.name for path in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
-@pytest.mark.parametrize("name", ["quickstart.ipynb"])
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs(repo, tmp_path, name):
     notebook = nbformat.read(repo / "notebooks" / name, as_version=4)
     client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
