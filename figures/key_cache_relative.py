@@ -25,6 +25,8 @@ SEGMENT_ALPHA = {32: 0.55, 64: 1.0}
 
 
 def plot(relative: pd.DataFrame):
+    if "index_fraction" in relative.columns:  # the article's cache size (the whole index fits)
+        relative = relative[relative["index_fraction"] == 1.0]
     ours = relative[relative["source"] == "ours"]
     points = 10 if 10 in set(ours["points"]) else int(ours["points"].min())
     table = relative[(relative["points"] == points) & (relative["segments"].isin(SEGMENT_ALPHA))]

@@ -5,11 +5,12 @@
 # process, each query over a Unix socket to its own server thread).
 #
 #   table     results/tmp/key_cache/sbtest/sbtest.{MYD,MYI}  (built once, read by every run)
-#   runs      results/raw/key_cache/rep{rep}/model.json (timed; every threads x P cell, each
-#             segments value in turn per cell, the order rotated by one per repeat)
-#   tables    results/tables/key_cache/{throughput,relative,mutex_waits,claims}.csv, claims.md
+#   runs      results/raw/key_cache/rep{rep}/model.json (timed; every cache size x threads x P cell
+#             of the grid and the extra grids, each segments value in turn per cell, the order
+#             rotated by one per repeat)
+#   tables    results/tables/key_cache/{throughput,relative,mutex_waits,cache_sizes,claims}.csv, claims.md
 #   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
-#   figures   results/figures/key_cache/{heatmap,relative,mariadb}.{png,pdf} (mariadb: where it runs)
+#   figures   results/figures/key_cache/{heatmap,relative,cache_size,mariadb}.{png,pdf} (mariadb: where it runs)
 #
 # The article's numbers: workflows/data/key_cache_paper.yaml (their one source).
 
@@ -20,11 +21,20 @@ KC_TABLE = {name: f"{KC_TABLE_DIR}/sbtest.{name}" for name in ("MYD", "MYI")}
 KC_RUN = raw_path(KC_STUDY, "model")
 KC_REPEATS = list(range(1, (KC["repeats"] or config["repeats"]) + 1))
 KC_PAPER = repo_file("workflows", "data", "key_cache_paper.yaml")
-KC_FIGURES = {"heatmap": ("key_cache_heatmap.py", "throughput"), "relative": ("key_cache_relative.py", "relative")}
+KC_FIGURES = {"heatmap": ("key_cache_heatmap.py", "throughput"), "relative": ("key_cache_relative.py", "relative"),
+              "cache_size": ("key_cache_cache_size.py", "cache_sizes")}
 
 
 def kc_table(name):
     return table_path(KC_STUDY, name)
+
+
+def kc_grid_options(grids):
+    """The profile's extra_grids as the run command's --grid options."""
+    return " ".join(
+        "--grid " + ":".join(f"{key}={','.join(map(str, grid[key]))}" for key in ("threads", "points", "index_fractions"))
+        for grid in grids
+    )
 
 
 # The real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file).
@@ -42,7 +52,7 @@ if KCM_ON:
 
 
 KC_TARGETS = [
-    *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "claims")),
+    *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "cache_sizes", "claims")),
     f"results/tables/{KC_STUDY}/claims.md",
     *(path for name in KC_FIGURES for path in figure_paths(KC_STUDY, name).values()),
     *KCM_TABLES,
@@ -98,7 +108,8 @@ rule key_cache_run:
         warmup=KC["warmup_seconds"],
         seconds=KC["seconds"],
         buffer=KC["buffer_bytes"],
-        index_fraction=KC["index_fraction"],
+        index_fractions=",".join(map(str, KC["index_fractions"])),
+        grids=kc_grid_options(KC["extra_grids"]),
         division=KC["division_limit"],
         age=KC["age_threshold"],
         replacement=KC["replacement"],
@@ -111,8 +122,8 @@ rule key_cache_run:
         "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
         " --repeat {wildcards.rep} --mode {params.mode}"
         " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
-        " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fraction {params.index_fraction}"
-        " --division-limit {params.division}"
+        " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fractions {params.index_fractions}"
+        " {params.grids} --division-limit {params.division}"
         " --age-threshold {params.age} --replacement {params.replacement} --latch {params.latch}"
         " --seed {params.seed}"
         " --out {output.record:q} > {log:q} 2>&1"
@@ -156,6 +167,19 @@ rule key_cache_mutex_waits_table:
     localrule: True
     script:
         "scripts/key_cache_mutex_waits_table.py"
+
+
+rule key_cache_cache_sizes_table:
+    """The cells run at several cache sizes: gain over off, hit ratio, misses, in-flight and mutex waits."""
+    input:
+        throughput=kc_table("throughput"),
+    output:
+        kc_table("cache_sizes"),
+    log:
+        log_path(KC_STUDY, "cache_sizes_table"),
+    localrule: True
+    script:
+        "scripts/key_cache_cache_sizes_table.py"
 
 
 # The article's findings against ours, each cell's repeats the samples

@@ -1,6 +1,8 @@
 """The article's table: throughput with N segments relative to segments off,
-(N/off - 1) in percent, one row per (P, segments, source) and one column per
-thread count; the article's pitbull and perro rows beside ours.
+(N/off - 1) in percent, one row per (cache size, P, segments, source) and one
+column per thread count; the article's pitbull and perro rows beside ours at
+its cache size (index_fraction 1: the whole index fits), ours alone at the
+smaller caches (the article ran none).
 
 Run by Snakemake (rule key_cache_relative_table), or by hand:
     python workflows/scripts/key_cache_relative_table.py throughput.csv paper.yaml relative.csv
@@ -17,12 +19,14 @@ def relative_table(throughput: pd.DataFrame, paper: dict) -> pd.DataFrame:
     ours = common.relative_gains(throughput).assign(source="ours")
     theirs = common.paper_relative(paper).rename(columns={"machine": "source"})
     long = pd.concat([ours, theirs], ignore_index=True)
-    wide = long.pivot_table(index=["points", "segments", "source"], columns="threads", values="percent")
+    wide = long.pivot_table(index=["index_fraction", "points", "segments", "source"], columns="threads",
+                            values="percent")
     wide.columns = [str(threads) for threads in wide.columns]
     order = {"ours": 0, **{machine: i + 1 for i, machine in enumerate(common.MACHINES)}}
     wide = wide.reset_index()
     wide["_order"] = wide["source"].map(order)
-    wide = wide.sort_values(["points", "segments", "_order"]).drop(columns="_order")
+    wide = wide.sort_values(["index_fraction", "points", "segments", "_order"], ascending=[False, True, True, True])
+    wide = wide.drop(columns="_order")
     return wide.reset_index(drop=True)
 
 
