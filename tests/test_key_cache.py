@@ -234,6 +234,16 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "claims") == 1  # the one claims rule, for this study only
 
 
+@pytest.mark.parametrize("name", ["quick", "full"])
+def test_the_articles_three_p_are_run_with_the_whole_index(repo, name):
+    # Issue 16: the relative tables for P = 10, 50 and 100 from the quick profile too.
+    kc = yaml.safe_load(profile(repo, name).read_text())["key_cache"]
+    grids = [{key: kc[key] for key in ("threads", "points", "index_fractions")}, *kc["extra_grids"]]
+    whole = {p for grid in grids if 1.0 in grid["index_fractions"] for p in grid["points"]}
+    assert {10, 50, 100} <= whole
+    assert {0.5, 0.25} <= {f for grid in grids for f in grid["index_fractions"]}  # the cache sizes swept
+
+
 def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
     done = snakemake(python, repo, tmp_path, "key_cache", "-n", "--cores", "2",
                      "--configfile", str(profile(repo, "quick")))
