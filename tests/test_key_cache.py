@@ -212,6 +212,68 @@ def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, table_dir, args, o
 
 
 # ---------------------------------------------------------------------------
+# The native command (dbrepro-native key-cache: the same settings table, no Python)
+
+
+@pytest.fixture(scope="module")
+def native():
+    import dbrepro
+
+    path = dbrepro.native_executable()
+    assert path is not None, "dbrepro-native is not built (make build)"
+    return str(path)
+
+
+def _native(native, *args):
+    import subprocess
+
+    return subprocess.run([native, "key-cache", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_native_key_cache_runs_the_cells_the_settings_name(native, table_dir):
+    done = _native(native, "--table-dir", str(table_dir), "--segments", "0,4", "--repeat", "2", "--threads", "1,2",
+                   "--points", "10", "--index-fraction", "0.5", "--seconds", "0.05", "--warmup-seconds", "0.02")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    # A line per cell, in run order (segments rotated by the repeat), as `python -m dbrepro.key_cache run` prints.
+    cells = [re.match(r"client_server: segments=(\d+) threads=(\d+) P=10 cache=0\.5 of the index: \d+ q/s, "
+                      r"mutex waits \d+, long holds \d+$", line) for line in lines]
+    assert all(cells), lines
+    assert [(int(c[1]), int(c[2])) for c in cells] == [(4, 1), (0, 1), (4, 2), (0, 2)]
+
+
+def test_native_key_cache_usage_lists_every_setting(native):
+    done = _native(native, "--help")
+    assert done.returncode == 0
+    for field in key_cache_fields():
+        assert "--" + field["name"].replace("_", "-") in done.stdout, field["name"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--segments", "0,x"], "--segments: expected a non-negative integer"),
+     (["--index-fraction", "2"], "--index-fraction: must be in (0, 1]"),
+     (["--mode", "pipes"], "--mode: invalid value"), (["--colour", "1"], "unknown option '--colour'"),
+     (["--threads"], "--threads: missing value")],
+)
+def test_native_key_cache_errors_are_one_line_and_exit_2(native, table_dir, args, message):
+    done = _native(native, "--table-dir", str(table_dir), *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_native_key_cache_without_a_table_says_so(native, tmp_path):
+    done = _native(native, "--table-dir", str(tmp_path))
+    assert done.returncode == 2 and "--table-dir: no sbtest table" in done.stderr, done.stderr
+
+
+def key_cache_fields():
+    from dbrepro import _engine
+
+    return _engine.key_cache_config_fields()
+
+
+# ---------------------------------------------------------------------------
 # The workflow
 
 
