@@ -3,7 +3,7 @@ sbtest table whose index blocks are read through a key cache of N segments.
 
     >>> from dbrepro import key_cache
     >>> result = key_cache.run(rows=20000, segments=[0, 32], threads=[1, 4], points=[10], seconds=0.5)
-    >>> result.to_frame()      # one row per (segments, threads, points): queries/s, latency, mutex waits
+    >>> result.to_frame()      # one row per (index_fraction, segments, threads, points): queries/s, latency, mutex waits
 
 `segments` lists key_cache_segments values; in every (threads, points) cell
 each runs in turn (the order rotated by one per `repeat`, as the real MariaDB's
