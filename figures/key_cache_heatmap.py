@@ -1,5 +1,5 @@
 """Heatmap of the gain of each key_cache_segments value over segments off, per
-thread count, for each P.
+thread count, for each P, with the whole index in the cache (the article's).
 
     python figures/key_cache_heatmap.py results/tables/key_cache/throughput.csv out.png out.pdf
 
@@ -28,6 +28,8 @@ def gains(throughput: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(throughput: pd.DataFrame):
+    if "index_fraction" in throughput.columns:  # the article's cache size (the whole index); cache_size.png: the rest
+        throughput = throughput[throughput["index_fraction"] == 1.0]
     table = gains(throughput)
     all_points = sorted(table["points"].unique())
     fig, axes = style.figure(ncols=len(all_points), figsize=(3.6 * len(all_points) + 1.0, 3.8), squeeze=False)

@@ -14,8 +14,8 @@ from dbrepro import key_cache, read_record
 from workflow_helpers import check_claims_table, job_count, profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
-TABLES = ["throughput", "relative", "mutex_waits", "claims"]
-FIGURES = ["heatmap", "relative"]
+TABLES = ["throughput", "relative", "mutex_waits", "cache_sizes", "claims"]
+FIGURES = ["heatmap", "relative", "cache_size"]
 QUICK = {"seconds": 0.2, "warmup_seconds": 0.02}
 
 
@@ -99,6 +99,35 @@ def test_the_index_fits_the_auto_sized_cache(table_dir):
     assert cell["misses"] == 0  # warmed: every block read is a hit
 
 
+def test_cache_sizes_and_extra_grids_are_cells_of_one_record(table_dir):
+    # The grid at each cache size, then each extra grid; every cell says its cache size.
+    result = key_cache.run(table_dir=table_dir, segments=[0, 4], threads=[1, 2], index_fractions=[1.0, 0.25],
+                           extra_grids=[{"threads": [2], "points": [50], "index_fractions": [0.5]}], mode="direct",
+                           seconds=0.05, warmup_seconds=0.01)
+    frame = result.to_frame()
+    cells = list(zip(frame["index_fraction"], frame["threads"], frame["points"]))
+    assert cells == [(1.0, 1, 10)] * 2 + [(1.0, 2, 10)] * 2 + [(0.25, 1, 10)] * 2 + [(0.25, 2, 10)] * 2 + \
+        [(0.5, 2, 50)] * 2
+    assert list(frame["segments"]) == [0, 4] * 5  # each cell runs every segments value in turn
+    whole, quarter = frame[frame["index_fraction"] == 1.0], frame[frame["index_fraction"] == 0.25]
+    # A quarter of the index misses and reads the file (MyISAM's miss path); the whole index never misses.
+    assert (whole["misses"] == 0).all() and (quarter["misses"] > 0).all()
+    assert (quarter["buffer_bytes"] < whole["buffer_bytes"].min()).all()
+    assert result.config["index_fractions"] == [1.0, 0.25] and len(result.config["extra_grids"]) == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [({"index_fractions": [1.0, 1.5]}, "index_fractions"), ({"index_fractions": [0.5, 0.5]}, "index_fractions"),
+     ({"extra_grids": [{"threads": [1], "points": [10]}]}, "extra_grids[0]"),
+     ({"extra_grids": [{"threads": [0], "points": [10], "index_fractions": [1]}]}, "extra_grids[0].threads")],
+)
+def test_bad_cache_sizes_name_the_parameter(table_dir, kwargs, parameter):
+    with pytest.raises(key_cache.ConfigError) as error:
+        key_cache.run(table_dir=table_dir, **kwargs)
+    assert error.value.parameter == parameter
+
+
 @pytest.mark.parametrize(
     "kwargs, parameter",
     [({"segments": 65}, "segments"), ({"threads": [0]}, "threads"), ({"points": []}, "points"),
@@ -155,6 +184,14 @@ def test_cli_builds_and_runs(python, tmp_path):
     assert done.returncode == 0, done.stderr
     record = read_record(out)
     assert [c["segments"] for c in record["metrics"]["cells"]] == [32, 0] and record["config"]["mode"] == "direct"
+    done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table), "--segments", "0,4", "--mode", "direct",
+                  "--threads", "1", "--points", "10", "--index-fractions", "1,0.5", "--grid",
+                  "threads=2:points=50:index_fractions=0.25", "--seconds", "0.05", "--warmup-seconds", "0.02",
+                  "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    cells = read_record(out)["metrics"]["cells"]
+    assert [(c["index_fraction"], c["threads"], c["points"]) for c in cells[::2]] == [(1.0, 1, 10), (0.5, 1, 10),
+                                                                                     (0.25, 2, 50)]
 
 
 @pytest.mark.parametrize(
@@ -162,7 +199,8 @@ def test_cli_builds_and_runs(python, tmp_path):
     [(["--segments", "99"], "--segments"), (["--threads", "a,b"], "--threads"),
      (["--replacement", "fifo"], "--replacement"), (["--seconds", "-1"], "--seconds"),
      (["--latch", "ticket"], "--latch"), (["--mode", "pipes"], "--mode"), (["--segments", "0,0"], "--segments"),
-     (["--repeat", "0"], "--repeat")],
+     (["--repeat", "0"], "--repeat"), (["--index-fractions", "2"], "--index-fractions"),
+     (["--grid", "threads=1:points=10"], "--grid"), (["--grid", "threads=0:points=10:index_fractions=1"], "--grid")],
 )
 def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, table_dir, args, option):
     done = python("-m", "dbrepro.key_cache", "run", "--table-dir", str(table_dir), "--out",
@@ -171,6 +209,68 @@ def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, table_dir, args, o
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and option in lines[0], done.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+# ---------------------------------------------------------------------------
+# The native command (dbrepro-native key-cache: the same settings table, no Python)
+
+
+@pytest.fixture(scope="module")
+def native():
+    import dbrepro
+
+    path = dbrepro.native_executable()
+    assert path is not None, "dbrepro-native is not built (make build)"
+    return str(path)
+
+
+def _native(native, *args):
+    import subprocess
+
+    return subprocess.run([native, "key-cache", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_native_key_cache_runs_the_cells_the_settings_name(native, table_dir):
+    done = _native(native, "--table-dir", str(table_dir), "--segments", "0,4", "--repeat", "2", "--threads", "1,2",
+                   "--points", "10", "--index-fraction", "0.5", "--seconds", "0.05", "--warmup-seconds", "0.02")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    # A line per cell, in run order (segments rotated by the repeat), as `python -m dbrepro.key_cache run` prints.
+    cells = [re.match(r"client_server: segments=(\d+) threads=(\d+) P=10 cache=0\.5 of the index: \d+ q/s, "
+                      r"mutex waits \d+, long holds \d+$", line) for line in lines]
+    assert all(cells), lines
+    assert [(int(c[1]), int(c[2])) for c in cells] == [(4, 1), (0, 1), (4, 2), (0, 2)]
+
+
+def test_native_key_cache_usage_lists_every_setting(native):
+    done = _native(native, "--help")
+    assert done.returncode == 0
+    for field in key_cache_fields():
+        assert "--" + field["name"].replace("_", "-") in done.stdout, field["name"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--segments", "0,x"], "--segments: expected a non-negative integer"),
+     (["--index-fraction", "2"], "--index-fraction: must be in (0, 1]"),
+     (["--mode", "pipes"], "--mode: invalid value"), (["--colour", "1"], "unknown option '--colour'"),
+     (["--threads"], "--threads: missing value")],
+)
+def test_native_key_cache_errors_are_one_line_and_exit_2(native, table_dir, args, message):
+    done = _native(native, "--table-dir", str(table_dir), *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_native_key_cache_without_a_table_says_so(native, tmp_path):
+    done = _native(native, "--table-dir", str(tmp_path))
+    assert done.returncode == 2 and "--table-dir: no sbtest table" in done.stderr, done.stderr
+
+
+def key_cache_fields():
+    from dbrepro import _engine
+
+    return _engine.key_cache_config_fields()
 
 
 # ---------------------------------------------------------------------------
@@ -191,9 +291,19 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "key_cache_table") == 1
     # The real MariaDB's figure where the profile runs it (tests/test_key_cache_mariadb.py).
     assert job_count(output, "figure") == len(FIGURES) + int(kc["mariadb"]["enabled"])
-    for rule in ("throughput_table", "relative_table", "mutex_waits_table"):
+    for rule in ("throughput_table", "relative_table", "mutex_waits_table", "cache_sizes_table"):
         assert job_count(output, f"key_cache_{rule}") == 1, rule
     assert job_count(output, "claims") == 1  # the one claims rule, for this study only
+
+
+@pytest.mark.parametrize("name", ["quick", "full"])
+def test_the_articles_three_p_are_run_with_the_whole_index(repo, name):
+    # Issue 16: the relative tables for P = 10, 50 and 100 from the quick profile too.
+    kc = yaml.safe_load(profile(repo, name).read_text())["key_cache"]
+    grids = [{key: kc[key] for key in ("threads", "points", "index_fractions")}, *kc["extra_grids"]]
+    whole = {p for grid in grids if 1.0 in grid["index_fractions"] for p in grid["points"]}
+    assert {10, 50, 100} <= whole
+    assert {0.5, 0.25} <= {f for grid in grids for f in grid["index_fractions"]}  # the cache sizes swept
 
 
 def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
@@ -228,3 +338,9 @@ def test_smoke_profile_end_to_end(smoke_run):
     waits = pd.read_csv(tables / "mutex_waits.csv")
     # Counts only: whether they fall with segments is timing, for the benchmark to print.
     assert set(waits["segments"]) == {0, 32} and (waits["mutex_waits"] >= 0).all()
+    # The cache size swept (smoke: half the index at 4 threads beside the whole): each row says its size.
+    assert set(waits["index_fraction"]) == {0.5, 1.0} and (waits["inflight_waits_per_query"] >= 0).all()
+    sizes = pd.read_csv(tables / "cache_sizes.csv")
+    assert set(sizes["index_fraction"]) == {0.5, 1.0} and set(sizes["threads"]) == {4}
+    assert sizes.loc[sizes["index_fraction"] == 1.0, "misses_per_query"].eq(0).all()
+    assert set(relative.loc[relative["source"] != "ours", "index_fraction"]) == {1.0}  # the article's size only

@@ -5,11 +5,12 @@
 # process, each query over a Unix socket to its own server thread).
 #
 #   table     results/tmp/key_cache/sbtest/sbtest.{MYD,MYI}  (built once, read by every run)
-#   runs      results/raw/key_cache/rep{rep}/model.json (timed; every threads x P cell, each
-#             segments value in turn per cell, the order rotated by one per repeat)
-#   tables    results/tables/key_cache/{throughput,relative,mutex_waits,claims}.csv, claims.md
+#   runs      results/raw/key_cache/rep{rep}/model.json (timed; every cache size x threads x P cell
+#             of the grid and the extra grids, each segments value in turn per cell, the order
+#             rotated by one per repeat)
+#   tables    results/tables/key_cache/{throughput,relative,mutex_waits,cache_sizes,claims}.csv, claims.md
 #   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
-#   figures   results/figures/key_cache/{heatmap,relative,mariadb}.{png,pdf} (mariadb: where it runs)
+#   figures   results/figures/key_cache/{heatmap,relative,cache_size,mariadb}.{png,pdf} (mariadb: where it runs)
 #
 # The article's numbers: workflows/data/key_cache_paper.yaml (their one source).
 
@@ -26,6 +27,14 @@ def kc_table(name):
     return table_path(KC_STUDY, name)
 
 
+def kc_grid_options(grids):
+    """The profile's extra_grids as the run command's --grid options."""
+    return " ".join(
+        "--grid " + ":".join(f"{key}={','.join(map(str, grid[key]))}" for key in ("threads", "points", "index_fractions"))
+        for grid in grids
+    )
+
+
 # The real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file).
 KCM = KC["mariadb"]
 KCM_ON = bool(KCM["enabled"])
@@ -39,10 +48,11 @@ KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "r
 
 
 KC_TARGETS = [
-    *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "claims")),
+    *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "cache_sizes", "claims")),
     f"results/tables/{KC_STUDY}/claims.md",
     *register_figure(KC_STUDY, "heatmap", kc_table("throughput")),
     *register_figure(KC_STUDY, "relative", kc_table("relative")),
+    *register_figure(KC_STUDY, "cache_size", kc_table("cache_sizes")),
     *(register_figure(KC_STUDY, "mariadb", kc_table("mariadb_gains")) if KCM_ON else []),
     *KCM_TABLES,
 ]
@@ -97,7 +107,8 @@ rule key_cache_run:
         warmup=KC["warmup_seconds"],
         seconds=KC["seconds"],
         buffer=KC["buffer_bytes"],
-        index_fraction=KC["index_fraction"],
+        index_fractions=",".join(map(str, KC["index_fractions"])),
+        grids=kc_grid_options(KC["extra_grids"]),
         division=KC["division_limit"],
         age=KC["age_threshold"],
         replacement=KC["replacement"],
@@ -110,8 +121,8 @@ rule key_cache_run:
         "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
         " --repeat {wildcards.rep} --mode {params.mode}"
         " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
-        " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fraction {params.index_fraction}"
-        " --division-limit {params.division}"
+        " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fractions {params.index_fractions}"
+        " {params.grids} --division-limit {params.division}"
         " --age-threshold {params.age} --replacement {params.replacement} --latch {params.latch}"
         " --seed {params.seed}"
         " --out {output.record:q} > {log:q} 2>&1"
@@ -155,6 +166,19 @@ rule key_cache_mutex_waits_table:
     localrule: True
     script:
         "scripts/key_cache_mutex_waits_table.py"
+
+
+rule key_cache_cache_sizes_table:
+    """The cells run at several cache sizes: gain over off, hit ratio, misses, in-flight and mutex waits."""
+    input:
+        throughput=kc_table("throughput"),
+    output:
+        kc_table("cache_sizes"),
+    log:
+        log_path(KC_STUDY, "cache_sizes_table"),
+    localrule: True
+    script:
+        "scripts/key_cache_cache_sizes_table.py"
 
 
 # The article's findings against ours, each cell's repeats the samples

@@ -3,7 +3,7 @@ sbtest table whose index blocks are read through a key cache of N segments.
 
     >>> from dbrepro import key_cache
     >>> result = key_cache.run(rows=20000, segments=[0, 32], threads=[1, 4], points=[10], seconds=0.5)
-    >>> result.to_frame()      # one row per (segments, threads, points): queries/s, latency, mutex waits
+    >>> result.to_frame()      # one row per (index_fraction, segments, threads, points): queries/s, latency, mutex waits
 
 `segments` lists key_cache_segments values; in every (threads, points) cell
 each runs in turn (the order rotated by one per `repeat`, as the real MariaDB's
@@ -26,7 +26,8 @@ Command line (what the workflow calls):
 
     python -m dbrepro.key_cache build --table-dir DIR --rows N [--seed S] [--block-size B]
     python -m dbrepro.key_cache run --table-dir DIR --segments 0,32,64 [--repeat R] [--mode MODE]
-        --threads 1,4 --points 10 --out FILE.json
+        --threads 1,4 --points 10 [--index-fractions 1,0.5]
+        [--grid threads=1,8:points=50:index_fractions=1]... --out FILE.json
 """
 from __future__ import annotations
 
@@ -124,7 +125,8 @@ def validate_config(**config: Any) -> dict[str, Any]:
         "seconds": _number("seconds", config["seconds"], minimum=1e-3),
         "warmup_seconds": _number("warmup_seconds", config["warmup_seconds"], minimum=0.0),
         "buffer_bytes": _integer("buffer_bytes", config["buffer_bytes"], minimum=0),
-        "index_fraction": _fraction("index_fraction", config["index_fraction"]),
+        "index_fractions": _fractions("index_fractions", config["index_fractions"]),
+        "extra_grids": _grids(config["extra_grids"]),
         "division_limit": _integer("division_limit", config["division_limit"], minimum=1, maximum=100),
         "age_threshold": _integer("age_threshold", config["age_threshold"], minimum=100),
         "replacement": _choice_replacement(config["replacement"]),
@@ -138,6 +140,37 @@ def _fraction(name: str, value: Any) -> float:
     if value > 1:
         raise ConfigError(name, f"must be in (0, 1] (1: the whole index fits), got {value!r}")
     return value
+
+
+def _fractions(name: str, values: Any) -> list[float]:
+    if isinstance(values, (int, float)) and not isinstance(values, bool):
+        values = [values]
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ConfigError(name, f"must be a non-empty list of numbers in (0, 1], got {values!r}")
+    fractions = [_fraction(name, value) for value in values]
+    if len(set(fractions)) != len(fractions):
+        raise ConfigError(name, f"each value once, got {fractions}")
+    return fractions
+
+
+GRID_KEYS = ("threads", "points", "index_fractions")
+
+
+def _grids(grids: Any) -> list[dict[str, list]]:
+    """Extra grids, each threads x points x index_fractions (every key required)."""
+    if not isinstance(grids, (list, tuple)):
+        raise ConfigError("extra_grids", f"must be a list of grids, got {grids!r}")
+    checked = []
+    for i, grid in enumerate(grids):
+        name = f"extra_grids[{i}]"
+        if not isinstance(grid, dict) or set(grid) != set(GRID_KEYS):
+            raise ConfigError(name, f"must give exactly {', '.join(GRID_KEYS)}, got {grid!r}")
+        checked.append({
+            "threads": _int_list(f"{name}.threads", grid["threads"], minimum=1, maximum=1024),
+            "points": _int_list(f"{name}.points", grid["points"], minimum=1, maximum=10000),
+            "index_fractions": _fractions(f"{name}.index_fractions", grid["index_fractions"]),
+        })
+    return checked
 
 
 def _choice_replacement(value: Any) -> str:
@@ -158,26 +191,31 @@ def run(
     seconds: float = 0.5,
     warmup_seconds: float = 0.2,
     buffer_bytes: int = 0,
-    index_fraction: float = 1.0,
+    index_fractions: float | Sequence[float] = (1.0,),
+    extra_grids: Sequence[dict[str, Any]] = (),
     division_limit: int = 100,
     age_threshold: int = 300,
     replacement: str = "midpoint",
     latch: str = "adaptive",
     seed: int = 1,
 ) -> RunResult:
-    """Run every (threads, points) cell, each `segments` value in turn (rotated by `repeat`).
+    """Run every (index fraction, threads, points) cell, each `segments` value in turn (rotated by `repeat`).
 
-    `buffer_bytes=0` sizes the key buffer from `index_fraction`: 1 holds the
-    whole index (as the article's 512 MB buffer held its 313 MB index), 0.5
-    or 0.25 that share of it, so that queries miss and read the index file
-    (with the segment mutex released, as MyISAM). Without `table_dir`, a
-    table of `rows` rows is built in a temporary directory and removed after.
+    `buffer_bytes=0` sizes the key buffer from each of `index_fractions`: 1
+    holds the whole index (as the article's 512 MB buffer held its 313 MB
+    index), 0.5 or 0.25 that share of it, so that queries miss and read the
+    index file (with the segment mutex released, as MyISAM). `extra_grids`
+    adds cells after that grid, each grid a dict of `threads`, `points` and
+    `index_fractions` (e.g. other P or cache sizes at fewer thread counts).
+    Without `table_dir`, a table of `rows` rows is built in a temporary
+    directory and removed after.
     """
     config = validate_config(
         segments=list(segments) if isinstance(segments, (list, tuple)) else segments, repeat=repeat, mode=mode,
         threads=list(threads), points=list(points), seconds=seconds,
-        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes, index_fraction=index_fraction,
-        division_limit=division_limit,
+        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes,
+        index_fractions=list(index_fractions) if isinstance(index_fractions, (list, tuple)) else index_fractions,
+        extra_grids=list(extra_grids), division_limit=division_limit,
         age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
     )
     if table_dir is None:
@@ -193,8 +231,14 @@ def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
     table = table_info(table_dir)
     loadavg_before = _loadavg()
     started = time.perf_counter()
-    engine = _engine.key_cache_run(table_dir=table_dir, **config)
-    cells = engine.pop("cells")
+    engine, cells = {}, []
+    for grid in [{key: config[key] for key in GRID_KEYS}, *config["extra_grids"]]:
+        for fraction in grid["index_fractions"]:  # one engine run per cache size, its cells recording it
+            engine = _engine.key_cache_run(
+                table_dir=table_dir, **_engine_settings(config), threads=grid["threads"], points=grid["points"],
+                index_fraction=fraction,
+            )
+            cells += engine.pop("cells")
     metrics = {
         "cells": cells,
         "cache": engine,
@@ -213,6 +257,11 @@ def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
         "distribution": table["distribution"],
     }
     return RunResult(kind=KIND, config=full_config, metrics=metrics, provenance=provenance.collect())
+
+
+def _engine_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings every engine run of a record shares (the grid's are set per run)."""
+    return {name: value for name, value in config.items() if name not in (*GRID_KEYS, "extra_grids")}
 
 
 def _loadavg() -> list[float] | None:
@@ -235,7 +284,7 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
             "replacement": config["replacement"],
             "latch": config.get("latch", "futex"),  # records before it was recorded: std::mutex, a futex
-            "index_fraction": config.get("index_fraction", 1.0),
+            "index_fraction": config.get("index_fraction", 1.0),  # records before the sweep; cells carry theirs
             "seconds_limit": config["seconds"],
             "buffer_bytes": metrics["cache"].get("buffer_bytes"),  # older records: one cache per record
             **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
@@ -273,6 +322,26 @@ def _list_arg(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _float_list(text: str) -> list[float]:
+    try:
+        return [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def _grid_arg(text: str) -> dict[str, list]:
+    """threads=1,8,64:points=50,100:index_fractions=1 -> a grid dict (its values checked by run)."""
+    grid = {}
+    for part in text.split(":"):
+        name, equals, values = part.partition("=")
+        if not equals or name not in GRID_KEYS or name in grid:
+            raise argparse.ArgumentTypeError(f"expected {'=LIST:'.join(GRID_KEYS)}=LIST, got {text!r}")
+        grid[name] = _float_list(values) if name == "index_fractions" else _list_arg(values)
+    if set(grid) != set(GRID_KEYS):
+        raise argparse.ArgumentTypeError(f"expected {'=LIST:'.join(GRID_KEYS)}=LIST, got {text!r}")
+    return grid
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m dbrepro.key_cache", description="E2: MariaDB's segmented key cache.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -303,8 +372,13 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--warmup-seconds", type=float, default=0.2)
     runner.add_argument("--buffer-bytes", type=int, default=0)
     runner.add_argument(
-        "--index-fraction", type=float, default=1.0,
-        help="with --buffer-bytes 0: the key buffer as a share of the index (1 = it fits; 0.5, 0.25: misses)",
+        "--index-fractions", type=_float_list, default=[1.0],
+        help="with --buffer-bytes 0: the key buffer as a share of the index, each a cache size of the grid "
+             "(1 = it fits; 0.5, 0.25: misses)",
+    )
+    runner.add_argument(
+        "--grid", type=_grid_arg, action="append", default=[], dest="extra_grids",
+        help="more cells after the grid, threads=LIST:points=LIST:index_fractions=LIST (may be repeated)",
     )
     runner.add_argument("--division-limit", type=int, default=100)
     runner.add_argument("--age-threshold", type=int, default=300)
@@ -319,6 +393,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _option(parameter: str) -> str:
+    if parameter.startswith("extra_grids"):  # extra_grids[1].points: the second --grid's points
+        return "--grid" + parameter.removeprefix("extra_grids")
     return "--" + parameter.replace("_", "-")
 
 
@@ -340,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             table_dir=args.table_dir, segments=args.segments, repeat=args.repeat, mode=args.mode,
             threads=args.threads, points=args.points,
             seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
-            index_fraction=args.index_fraction,
+            index_fractions=args.index_fractions, extra_grids=args.extra_grids,
             division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
             latch=args.latch, seed=args.seed,
         )
@@ -363,7 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
         return 2
     for cell in result.metrics["cells"]:
-        print(f"{args.mode}: segments={cell['segments']} threads={cell['threads']} P={cell['points']}: "
+        print(f"{args.mode}: segments={cell['segments']} threads={cell['threads']} P={cell['points']} "
+              f"cache={cell['index_fraction']:g} of the index: "
               f"{cell['queries_per_second']:.0f} q/s, mutex waits {cell['mutex_waits']}, "
               f"long holds {cell['mutex_long_holds']}")
     return 0

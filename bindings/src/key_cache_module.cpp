@@ -69,7 +69,8 @@ py::dict run(const py::args& args, const py::kwargs& settings) {
     cells.append(py::dict(
         py::arg("segments") = c.segments, py::arg("segment_count") = c.segment_count,
         py::arg("blocks_per_segment") = c.blocks_per_segment, py::arg("buffer_bytes") = c.buffer_bytes,
-        py::arg("threads") = c.threads, py::arg("points") = c.points, py::arg("queries") = c.queries,
+        py::arg("threads") = c.threads, py::arg("points") = c.points,
+        py::arg("index_fraction") = c.index_fraction, py::arg("queries") = c.queries,
         py::arg("rows") = c.rows, py::arg("elapsed_seconds") = c.elapsed_seconds,
         py::arg("cpu_seconds") = c.cpu_seconds, py::arg("queries_per_second") = c.queries_per_second,
         py::arg("latency_us_p50") = c.latency_us_p50, py::arg("latency_us_p95") = c.latency_us_p95,

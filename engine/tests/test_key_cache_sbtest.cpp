@@ -274,6 +274,7 @@ TEST(KeyCacheRun, ASmallerCacheMissesThroughTheFile) {
   const auto result = keycache_driver::run_key_cache(config);
   const auto& cell = result.cells.at(0);
   EXPECT_EQ(cell.buffer_bytes, u64{t.meta.index_blocks} / 4 * 1024);
+  EXPECT_EQ(cell.index_fraction, 0.25) << "each cell records the cache size it ran with";
   EXPECT_GT(cell.counters.misses, 0u);
   EXPECT_EQ(cell.counters.reads + cell.counters.read_arounds, cell.counters.misses);
 }

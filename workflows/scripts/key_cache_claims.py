@@ -32,9 +32,10 @@ class Runs:
 
     def __init__(self, runs: pd.DataFrame, paper):
         self.runs, self.paper = runs, paper
-        self.threads = sorted(int(t) for t in runs["threads"].unique())
         points = sorted(int(p) for p in runs["points"].unique())
         self.points = 10 if 10 in points else points[0]
+        # The thread counts run at that P (other P may run at fewer).
+        self.threads = sorted(int(t) for t in runs.loc[runs["points"] == self.points, "threads"].unique())
         segments = sorted(int(s) for s in runs["segments"].unique())
         self.article_segments = [s for s in common.ARTICLE_SEGMENTS if s in segments] or \
             [s for s in segments if s != common.OFF][-1:]
@@ -245,7 +246,9 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_p
 
     criteria = cc.load_criteria(criteria_path or "key_cache")
     mariadb = load_runs(mariadb_paths) if mariadb_paths else None
-    found = claims(load_runs(run_paths), common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason)
+    # The article's findings are about its cache size (the whole index fits); smaller caches are not claimed.
+    model = common.article_cache(load_runs(run_paths))
+    found = claims(model, common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason)
     return cc.write_claims(found, criteria, csv_path, md_path)
 
 

@@ -5,6 +5,7 @@ The article's numbers are read from workflows/data/key_cache_paper.yaml (the
 one place they are written down); nothing here repeats them.
 """
 
+import argparse
 from typing import Any
 
 import pandas as pd
@@ -13,7 +14,8 @@ from script_common import load_paper, run_logged  # noqa: F401 (scripts call com
 OFF = 0
 ARTICLE_SEGMENTS = (32, 64)
 MACHINES = ("pitbull", "perro")
-
+ARTICLE_FRACTION = 1.0  # the article's key buffer held the whole index (512 MB over 313 MB)
+CELL = ["index_fraction", "threads", "points"]  # what a gain over segments off is paired on
 
 
 def paper_relative(paper: dict[str, Any]) -> pd.DataFrame:
@@ -23,17 +25,47 @@ def paper_relative(paper: dict[str, Any]) -> pd.DataFrame:
         for p_key, by_segments in entry["relative_percent"].items():
             for segments, by_threads in by_segments.items():
                 for threads, percent in by_threads.items():
-                    rows.append({"machine": machine, "points": int(str(p_key).lstrip("p")),
+                    rows.append({"machine": machine, "index_fraction": ARTICLE_FRACTION,
+                                 "points": int(str(p_key).lstrip("p")),
                                  "segments": int(segments), "threads": int(threads), "percent": float(percent)})
     return pd.DataFrame(rows)
 
 
+def with_fraction(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its index_fraction column (tables from before the sweep: the article's cache)."""
+    return frame if "index_fraction" in frame.columns else frame.assign(index_fraction=ARTICLE_FRACTION)
+
+
+def article_cache(frame: pd.DataFrame) -> pd.DataFrame:
+    """Only the cells run with the article's cache size (the whole index fits): what its claims compare."""
+    frame = with_fraction(frame)
+    return frame[frame["index_fraction"] == ARTICLE_FRACTION].reset_index(drop=True)
+
+
 def relative_gains(throughput: pd.DataFrame) -> pd.DataFrame:
-    """segments, threads, points, percent: (median q/s with N segments / with segments off - 1) x 100."""
-    off = throughput[throughput["segments"] == OFF].set_index(["threads", "points"])["qps_median"]
+    """segments, index_fraction, threads, points, percent: (median q/s with N segments / off - 1) x 100."""
+    throughput = with_fraction(throughput)
+    off = throughput[throughput["segments"] == OFF].set_index(CELL)["qps_median"]
     on = throughput[throughput["segments"] != OFF].copy()
-    base = on.set_index(["threads", "points"]).index.map(off)
+    base = on.set_index(CELL).index.map(off)
     on["percent"] = (on["qps_median"].to_numpy() / base.to_numpy() - 1.0) * 100.0
-    return on[["segments", "threads", "points", "percent"]].reset_index(drop=True)
+    return on[["segments", *CELL, "percent"]].reset_index(drop=True)
 
 
+def throughput_derived_script(make_table, doc: str, namespace: dict[str, Any]) -> None:
+    """The entry of a script whose table is derived from throughput.csv alone: run by Snakemake
+    (input `throughput`, one output) or by hand (THROUGHPUT OUT), the table written as CSV."""
+    def main(throughput_path, out_path) -> pd.DataFrame:
+        table = make_table(pd.read_csv(throughput_path))
+        table.to_csv(out_path, index=False, float_format="%.6g")
+        return table
+
+    if "snakemake" in namespace:
+        smk = namespace["snakemake"]
+        run_logged(smk.log[0], main, smk.input.throughput, smk.output[0])
+    elif namespace.get("__name__") == "__main__":
+        parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+        parser.add_argument("throughput", help="results/tables/key_cache/throughput.csv")
+        parser.add_argument("out", help="CSV to write")
+        args = parser.parse_args()
+        print(main(args.throughput, args.out).to_string(index=False))

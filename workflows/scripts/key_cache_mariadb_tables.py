@@ -69,6 +69,8 @@ def _interval(on: np.ndarray, off: np.ndarray) -> tuple[float, float]:
 
 
 def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.DataFrame:
+    # The model at the real server's cache size (the article's: the whole index fits).
+    model = common.article_cache(model)
     model_gains = common.relative_gains(model).set_index(KEYS)["percent"] if len(model) else pd.Series(dtype=float)
     article = common.paper_relative(paper).pivot_table(index=KEYS, columns="machine", values="percent")
     rows = []

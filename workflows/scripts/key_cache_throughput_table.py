@@ -1,5 +1,5 @@
-"""Queries/s of select_random_points per key_cache_segments value, threads and
-P, over the repeats: median, min, max, with latency percentiles and the key
+"""Queries/s of select_random_points per cache size (index_fraction),
+key_cache_segments value, threads and P, over the repeats: median, min, max, with latency percentiles and the key
 cache's counters (medians over the repeats): mutex waits and the time waited,
 the time the segment mutexes were held, the holds in which the holder lost its
 CPU (long holds), waits on blocks being read, the server process's involuntary
@@ -17,7 +17,7 @@ import key_cache_common as common
 from dbrepro import key_cache  # noqa: F401 (registers the key_cache table rows)
 from dbrepro.records import load_runs
 
-KEYS = ["segments", "threads", "points"]
+KEYS = ["index_fraction", "segments", "threads", "points"]
 COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits", "mutex_wait_ns",
             "mutex_acquisitions", "mutex_held_ns", "mutex_long_holds", "inflight_waits", "involuntary_switches",
             "hits", "misses", "queries", "cpu_seconds", "elapsed_seconds", "voluntary_switches",
@@ -25,6 +25,7 @@ COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits",
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
+    runs = common.with_fraction(runs)
     grouped = runs.groupby(KEYS)
     table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", n="count")
     # Records from before a counter existed lack its column: it is left out.
@@ -36,7 +37,6 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     table["cpu_count"] = first["cpu_count"]
     table["latch"] = first["latch"]
     table["mode"] = first.get("mode", "direct")  # how the clients reached the cache (records before it: direct)
-    table["index_fraction"] = first["index_fraction"]
     return table.sort_values(KEYS).reset_index(drop=True)
 
 

@@ -66,6 +66,8 @@ def headline_key_cache_model(results: Path) -> list[str]:
     if relative is None:
         return []
     ours = relative[relative["source"] == "ours"]
+    if "index_fraction" in ours.columns:  # the article's cache size: the whole index fits
+        ours = ours[ours["index_fraction"] == 1.0]
     threads = [c for c in ours.columns if c.isdigit()]
     if ours.empty or not threads:
         return []

@@ -121,6 +121,7 @@ struct Run {
     cell.segments = segments;
     cell.threads = threads;
     cell.points = points;
+    cell.index_fraction = config.index_fraction;
     cell.segment_count = cache.segment_count();
     cell.blocks_per_segment = cache.blocks_per_segment();
     cell.buffer_bytes = cache.config().buffer_bytes;

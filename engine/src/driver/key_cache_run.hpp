@@ -51,6 +51,7 @@ struct KeyCacheCell {
   u32 segments = 0;  // key_cache_segments of this run
   u32 threads = 0;
   u32 points = 0;
+  double index_fraction = 1;   // the run's cache size as a share of the index (with buffer_bytes 0)
   u32 segment_count = 0;       // the cache's partitions (off: 1)
   u32 blocks_per_segment = 0;
   u64 buffer_bytes = 0;
