@@ -93,6 +93,10 @@ def key_cache_run(
     """select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat).
     The settings are key_cache_config_fields()'s (tests/test_registry.py keeps this signature equal to it)."""
 
+def key_cache_config(**settings: Any) -> dict[str, Any]:
+    """E2: a model run's every setting (as key_cache_run takes them), checked as a run checks them, the table's
+    directory aside; defaults filled in."""
+
 def key_cache_config_fields() -> list[dict[str, Any]]:
     """E2: the settings of a model run (engine/src/driver/key_cache_fields.hpp): name, type, default, help."""
 

@@ -41,21 +41,9 @@ from typing import Any, Sequence
 
 from . import provenance
 from .result import RunResult
-from .tpcc import ConfigError, _choice, _integer, _number
+from .tpcc import ConfigError, _integer
 
 KIND = "key_cache"
-REPLACEMENTS = ("midpoint", "lru")
-MAX_SEGMENTS = 64  # MariaDB's limit
-
-
-def _int_list(name: str, values: Any, *, minimum: int, maximum: int) -> list[int]:
-    if isinstance(values, int) and not isinstance(values, bool):
-        values = [values]
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ConfigError(name, f"must be a non-empty list of integers, got {values!r}")
-    return [_integer(name, v, minimum=minimum, maximum=maximum) for v in values]
-
-
 DISTRIBUTIONS = ("special", "uniform")
 
 
@@ -111,43 +99,61 @@ def modes() -> list[str]:
     return list(_engine.key_cache_modes())
 
 
+def config_fields() -> list[dict[str, Any]]:
+    """A model run's settings, from the engine's one table
+    (engine/src/driver/key_cache_fields.hpp): name, type, default, help."""
+    from . import _engine
+
+    return list(_engine.key_cache_config_fields())
+
+
 def validate_config(**config: Any) -> dict[str, Any]:
-    """The run's config, checked; ConfigError names the first bad parameter."""
-    segments = _int_list("segments", config["segments"], minimum=0, maximum=MAX_SEGMENTS)
-    if len(set(segments)) != len(segments):
-        raise ConfigError("segments", f"each value once, got {segments}")
-    return {
-        "segments": segments,
-        "repeat": _integer("repeat", config["repeat"], minimum=1),
-        "mode": _choice("mode", config["mode"], tuple(modes())),
-        "threads": _int_list("threads", config["threads"], minimum=1, maximum=1024),
-        "points": _int_list("points", config["points"], minimum=1, maximum=10000),
-        "seconds": _number("seconds", config["seconds"], minimum=1e-3),
-        "warmup_seconds": _number("warmup_seconds", config["warmup_seconds"], minimum=0.0),
-        "buffer_bytes": _integer("buffer_bytes", config["buffer_bytes"], minimum=0),
-        "index_fractions": _fractions("index_fractions", config["index_fractions"]),
-        "extra_grids": _grids(config["extra_grids"]),
-        "division_limit": _integer("division_limit", config["division_limit"], minimum=1, maximum=100),
-        "age_threshold": _integer("age_threshold", config["age_threshold"], minimum=100),
-        "replacement": _choice_replacement(config["replacement"]),
-        "latch": _choice("latch", config["latch"], tuple(latches())),
-        "seed": _integer("seed", config["seed"], minimum=0),
-    }
+    """The run's config, checked; ConfigError names the first bad parameter.
+
+    The engine checks every setting as a run does (its table's ranges and
+    rules, for the grid and for each extra grid and cache size); what is this
+    module's own is the sweep over cache sizes and extra grids."""
+    index_fractions = _fractions("index_fractions", config.pop("index_fractions"))
+    extra_grids = _grids(config.pop("extra_grids"))
+    checked = _engine_checked("", **config, index_fraction=index_fractions[0])
+    for fraction in index_fractions[1:]:
+        _engine_checked("index_fractions", **{**checked, "index_fraction": fraction})
+    for i, grid in enumerate(extra_grids):
+        for fraction in grid["index_fractions"]:
+            _engine_checked(f"extra_grids[{i}]", **{**checked, "threads": grid["threads"], "points": grid["points"],
+                                                    "index_fraction": fraction})
+    del checked["table_dir"], checked["index_fraction"]
+    return {**checked, "index_fractions": index_fractions, "extra_grids": extra_grids}
 
 
-def _fraction(name: str, value: Any) -> float:
-    value = _number(name, value, minimum=1e-3)
-    if value > 1:
-        raise ConfigError(name, f"must be in (0, 1] (1: the whole index fits), got {value!r}")
-    return value
+def _engine_checked(where: str, **settings: Any) -> dict[str, Any]:
+    """The engine's check of one run's settings; its "name: reason" as a
+    ConfigError naming the setting (under `where`, e.g. extra_grids[0])."""
+    from . import _engine
+
+    try:
+        return dict(_engine.key_cache_config(**settings))
+    except (ValueError, TypeError) as error:
+        name, _, reason = str(error).partition(": ")
+        if not reason or name not in {field["name"] for field in config_fields()}:
+            raise
+        if name == "index_fraction":  # the engine's one value is a value of this module's list
+            name = "index_fractions"
+        raise ConfigError(f"{where}.{name}" if where and where != name else name, reason) from None
 
 
-def _fractions(name: str, values: Any) -> list[float]:
+def _as_list(name: str, values: Any, what: str) -> list:
+    """One value or a non-empty list of them, as a list (the engine checks each value)."""
     if isinstance(values, (int, float)) and not isinstance(values, bool):
         values = [values]
     if not isinstance(values, (list, tuple)) or not values:
-        raise ConfigError(name, f"must be a non-empty list of numbers in (0, 1], got {values!r}")
-    fractions = [_fraction(name, value) for value in values]
+        raise ConfigError(name, f"must be a non-empty list of {what}, got {values!r}")
+    return list(values)
+
+
+def _fractions(name: str, values: Any) -> list[float]:
+    """Cache sizes as shares of the index, each once (each a run's index_fraction)."""
+    fractions = _as_list(name, values, "numbers in (0, 1]")
     if len(set(fractions)) != len(fractions):
         raise ConfigError(name, f"each value once, got {fractions}")
     return fractions
@@ -166,17 +172,11 @@ def _grids(grids: Any) -> list[dict[str, list]]:
         if not isinstance(grid, dict) or set(grid) != set(GRID_KEYS):
             raise ConfigError(name, f"must give exactly {', '.join(GRID_KEYS)}, got {grid!r}")
         checked.append({
-            "threads": _int_list(f"{name}.threads", grid["threads"], minimum=1, maximum=1024),
-            "points": _int_list(f"{name}.points", grid["points"], minimum=1, maximum=10000),
+            "threads": _as_list(f"{name}.threads", grid["threads"], "thread counts"),
+            "points": _as_list(f"{name}.points", grid["points"], "P values"),
             "index_fractions": _fractions(f"{name}.index_fractions", grid["index_fractions"]),
         })
     return checked
-
-
-def _choice_replacement(value: Any) -> str:
-    if value not in REPLACEMENTS:
-        raise ConfigError("replacement", f"invalid choice {value!r} (allowed: {', '.join(REPLACEMENTS)})")
-    return value
 
 
 def run(

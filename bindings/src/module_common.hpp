@@ -122,6 +122,14 @@ Config config_from(const char* function, std::span<const config::Field<Config>> 
   return c;
 }
 
+// A config as Python reads it: each field of its table, name -> value.
+template <class Config, class Fields>
+py::dict config_to_python(const Fields& fields, const Config& config) {
+  py::dict out;
+  for (const auto& field : fields) out[field.name] = field_to_python(field.get(config));
+  return out;
+}
+
 // A settings table as Python reads it: name, type, default, help per field.
 template <class Config, class Fields>
 py::list fields_table(const Fields& fields) {

@@ -45,9 +45,7 @@ py::dict run_dict(const StepRun& run) {
 py::dict checked_config(const py::args& args, const py::kwargs& settings) {
   const LadderConfig config = bindings::config_from("openedge_config", ladder_fields(), args, settings);
   validate(config);
-  py::dict out;
-  for (const LadderField& f : ladder_fields()) out[f.name] = bindings::field_to_python(f.get(config));
-  return out;
+  return bindings::config_to_python(ladder_fields(), config);
 }
 
 // openedge_ladder(progress=None, **settings): settings by LadderConfig's

@@ -170,6 +170,10 @@ keycache::KeyCacheConfig cache_config_for(const KeyCacheRunConfig& config, const
 
 void validate(const KeyCacheRunConfig& config) {
   if (config.table_dir.empty()) throw std::invalid_argument("table_dir: must name a directory holding sbtest");
+  validate_settings(config);
+}
+
+void validate_settings(const KeyCacheRunConfig& config) {
   if (config.segments.empty()) throw std::invalid_argument("segments: must list at least one value");
   for (size_t i = 0; i < config.segments.size(); ++i) {
     if (config.segments[i] > 64)

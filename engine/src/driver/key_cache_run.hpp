@@ -82,7 +82,10 @@ struct KeyCacheRunResult {
   std::vector<KeyCacheCell> cells;  // in run order: per (threads, points), each segments value in `order`
 };
 
+// Every setting a run checks; validate_settings leaves out the table's
+// directory (a config checked before its table is built).
 void validate(const KeyCacheRunConfig& config);
+void validate_settings(const KeyCacheRunConfig& config);
 // The segments values in the order repeat `repeat` runs them in every cell.
 std::vector<u32> interleaved_order(const std::vector<u32>& segments, u32 repeat);
 KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config);
