@@ -60,7 +60,12 @@ SMALL_INNODB = ["--innodb-buffer-pool-size=16M"]
 
 
 def _int_list(name: str, values: Any, *, minimum: int, maximum: int) -> list[int]:
-    checked = key_cache._int_list(name, values, minimum=minimum, maximum=maximum)
+    """One integer or a non-empty list of them, each in minimum..maximum and listed once."""
+    if isinstance(values, int) and not isinstance(values, bool):
+        values = [values]
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ConfigError(name, f"must be a non-empty list of integers, got {values!r}")
+    checked = [_integer(name, value, minimum=minimum, maximum=maximum) for value in values]
     if len(set(checked)) != len(checked):
         raise ConfigError(name, f"lists a value twice: {checked}")
     return checked
