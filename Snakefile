@@ -33,8 +33,9 @@ include: "workflows/key_cache.smk"
 include: "workflows/openedge.smk"
 include: "workflows/quantum.smk"
 include: "workflows/fifo_cache.smk"
-# Every study's figures and claims, from what each registered above.
+# Every study's figures, claims and repeat barriers, from what each registered above.
 include: "workflows/figures.smk"
+include: "workflows/repeats.smk"
 include: "workflows/claims.smk"
 # The summary after every study: it reads all their claims.
 include: "workflows/summary.smk"

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from dbrepro import looking_glass, read_record
-from workflow_helpers import check_claims_table, job_count, profile, snakemake
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for
 
 PROFILES = ["smoke", "quick", "full"]
 STEPS = list(range(12))
@@ -132,7 +132,7 @@ def test_timed_ladder_runs_are_interleaved_and_alone(python, repo, tmp_path):
     first_repeat = {f"results/raw/looking_glass/ladder/rep1/step{step}.json" for step in steps}
     for block in blocks:
         assert "timed=1" in block and "threads: 2" in block, block  # every core: nothing runs beside it
-        inputs = set(re.findall(r"results/raw/looking_glass/ladder/rep\d+/step\d+\.json", block.split("output:")[0]))
+        inputs = waits_for(output, block, r"results/raw/looking_glass/ladder/rep\d+/step\d+\.json")
         if "rep2/" in block.split("output:")[1]:
             assert inputs == first_repeat, block
         else:

@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import check_claims_table, job_count, profile, snakemake
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for
 
 PROFILES = ["smoke", "quick", "full"]
 
@@ -40,12 +40,13 @@ def test_default_config_is_the_quick_profile(python, repo, tmp_path):
 
 def test_timed_runs_are_interleaved(python, repo, tmp_path):
     done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, "smoke")))
-    blocks = job_blocks(done.stdout + done.stderr, "tpcc_run")
+    output = done.stdout + done.stderr
+    blocks = job_blocks(output, "tpcc_run")
     assert len(blocks) == 4
     first_repeat = {"results/raw/tpcc/rep1/paper_w1.json", "results/raw/tpcc/rep1/spec_w1.json"}
     for block in blocks:
         assert "timed=1" in block
-        inputs = set(re.findall(r"results/raw/tpcc/rep\d+/\w+\.json", block.split("output:")[0]))
+        inputs = waits_for(output, block, r"results/raw/tpcc/rep\d+/\w+\.json")
         if "rep2/" in block.split("output:")[1]:
             assert inputs == first_repeat, block  # waits for every run of repeat 1
         else:

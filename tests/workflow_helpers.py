@@ -19,6 +19,20 @@ def job_count(output: str, rule: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+def waits_for(output: str, block: str, runs: str) -> set[str]:
+    """The timed runs (paths matching the regex `runs`) that the job of a dry
+    run's `block` waits for: its own inputs, or, where it waits on a repeat
+    barrier (rule repeat_done), the barrier's."""
+    inputs = block.split("output:")[0]
+    waited = set(re.findall(runs, inputs))
+    for barrier in re.findall(r"results/tmp/\S+/repeats/\S+/rep\d+\.done", inputs):
+        barrier_jobs = [job for job in re.findall(r"rule repeat_done:\n((?:    .*\n)+)", output)
+                        if barrier in job.split("output:")[1].splitlines()[0]]
+        assert len(barrier_jobs) == 1, barrier
+        waited |= set(re.findall(runs, barrier_jobs[0].split("output:")[0]))
+    return waited
+
+
 CLAIM_COLUMNS = ["claim", "ours", "theirs", "reproduced", "ci_low", "ci_high", "repeats", "mechanism", "criterion"]
 
 

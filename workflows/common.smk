@@ -91,20 +91,37 @@ def expand_repeats(pattern, grid, repeats=None):
     return expand(pattern, rep=REPEATS if repeats is None else repeats, **grid)
 
 
+# Each grid of timed runs whose repeats wait on a barrier (after_previous_repeat):
+# "<study>/<its axes>" -> the runs' path pattern and wildcard lists.
+REPEAT_GRIDS = {}
+
+
 def after_previous_repeat(pattern, grid):
     """Input function ordering timed runs as A B C, A B C, ... (interleaved).
 
     Every run of `pattern` in repeat r waits for all runs of the grid in
     repeat r-1, so slow drift of the machine (thermal, other tenants) spreads
-    over all configurations instead of biasing whichever ran last. The
-    dependency is for ordering only: ancient() keeps a re-run of repeat r-1
-    from forcing repeat r to re-run.
+    over all configurations instead of biasing whichever ran last. Where a
+    repeat holds more than one run, the wait goes through one barrier per
+    repeat (rule repeat_done: its inputs are the repeat's runs), so that the
+    workflow's graph grows with the runs, not with their square (the full
+    profile's 144 E4 runs a repeat). The dependency is for ordering only:
+    ancient() keeps a re-run of repeat r-1 from forcing repeat r to re-run.
     """
+    runs_per_repeat = len(expand_repeats(pattern, grid, repeats=[1]))
+    if runs_per_repeat > 1:
+        study = pattern.split("/")[2]  # results/raw/<study>/...
+        name = "-".join(grid)  # the grid's axes, e.g. policy-percent-terminals
+        key = f"{study}/{name}"
+        REPEAT_GRIDS[key] = {"pattern": pattern, "grid": grid}
+        barrier = f"results/tmp/{study}/repeats/{name}/rep{{rep}}.done"
 
     def inputs(wildcards):
         rep = int(wildcards.rep)
         if rep <= 1:
             return []
+        if runs_per_repeat > 1:
+            return [ancient(barrier.format(rep=rep - 1))]
         return [ancient(path) for path in expand_repeats(pattern, grid, repeats=[rep - 1])]
 
     return inputs
