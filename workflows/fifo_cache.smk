@@ -10,7 +10,7 @@
 #
 #   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
 #   scale     results/raw/fifo_cache/scale/{policy}_w{warehouses}_p{percent}.json
-#   trace     results/tmp/fifo_cache/tpcc_trace.txt (single-thread run, libCacheSim's plain format)
+#   trace     results/tmp/fifo_cache/tpcc_trace.txt (single-thread run, libCacheSim's plain format; its record beside)
 #   tables    results/tables/fifo_cache/{throughput,scale,hit_curve,claims}.csv, claims.md
 #   figures   results/figures/fifo_cache/{hit_ratio,nopm}.{png,pdf}
 #
@@ -27,6 +27,7 @@ FC_GRID = {
 FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
 FC_TRACE = f"results/tmp/{FC_STUDY}/tpcc_trace.txt"
+FC_TRACE_RECORD = f"results/tmp/{FC_STUDY}/tpcc_trace.json"  # its run: database pages, warm-up references
 FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/{{policy}}_w{{warehouses}}_p{{percent}}.json"
 FC_SCALE_GRID = {
     "policy": FC["scale_policies"],
@@ -73,6 +74,7 @@ rule fifo_cache_run:
     params:
         warehouses=FC["warehouses"],
         transactions=FC["transactions"],
+        warmup=FC["warmup_transactions"],
         seed=FC["seed"],
         fraction=lambda wildcards: float(wildcards.percent) / 100,
     threads: TIMED_THREADS
@@ -81,7 +83,8 @@ rule fifo_cache_run:
     shell:
         "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
         " --terminals {wildcards.terminals} --warehouses {params.warehouses}"
-        " --transactions {params.transactions} --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
+        " --transactions {params.transactions} --warmup-transactions {params.warmup}"
+        " --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_throughput_table:
@@ -117,12 +120,14 @@ rule fifo_cache_scale_run:
         percent=r"[0-9.]+",
     params:
         transactions=FC["scale_transactions"],
+        warmup=FC["scale_warmup_transactions"],
         seed=FC["seed"],
         fraction=lambda wildcards: float(wildcards.percent) / 100,
     threads: 1
     shell:
         "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
-        " --warehouses {wildcards.warehouses} --transactions {params.transactions} --seed {params.seed}"
+        " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
+        " --warmup-transactions {params.warmup} --seed {params.seed}"
         " --no-consistency-check --out {output.record:q} > {log:q} 2>&1"
 
 
@@ -143,25 +148,30 @@ rule fifo_cache_scale_table:
 
 
 rule fifo_cache_trace:
-    """The page reference string of a single-thread TPC-C run (measured phase)."""
+    """The page reference string of a single-thread TPC-C run from the pool's
+    cold start: the warm-up's references first, then the measured phase's."""
     output:
-        FC_TRACE,
+        trace=FC_TRACE,
+        record=FC_TRACE_RECORD,
     log:
         log_path(FC_STUDY, "trace"),
     params:
         warehouses=FC["warehouses"],
         transactions=FC["trace_transactions"],
+        warmup=FC["trace_warmup_transactions"],
         seed=FC["seed"],
     threads: 1
     shell:
         "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {params.warehouses}"
-        " --transactions {params.transactions} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        " --transactions {params.transactions} --warmup-transactions {params.warmup}"
+        " --seed {params.seed} --out {output.trace:q} --record {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_hit_curve:
     """Every policy replaying the recorded trace at every pool fraction."""
     input:
         trace=FC_TRACE,
+        record=FC_TRACE_RECORD,
     output:
         fc_table("hit_curve"),
     log:

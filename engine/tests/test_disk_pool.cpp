@@ -206,6 +206,37 @@ TEST(DiskPool, RecordedTraceReplaysToThePoolsOwnCounts) {
   EXPECT_EQ(replay.misses, pool.stats().misses);
 }
 
+// A warm-up keeps the pool's contents and restarts its counters: what is
+// reported is the measured phase's, and the simulator, replaying the whole
+// recorded string with the warm-up's requests uncounted, counts the same.
+TEST(DiskPool, CountersAfterTheWarmupCountTheMeasuredPhaseOnly) {
+  for (const char* name : {"lru", "soqol"}) {
+    cache::with_policy(name, [&]<class P>(std::type_identity<P>) {
+      DiskPool<Latching, P, RecordTrace> pool(kPageSize, 4096, small_pool(0.25));
+      for (PageId i = 0; i < 200; ++i) pool.allocate();
+      pool.start_run();
+      Random rng(13);
+      auto skewed = [&] { return static_cast<PageId>(rng.unit() * rng.unit() * 200); };
+      for (int i = 0; i < 3000; ++i) read_tag(pool, skewed());
+      const DiskPoolStats warm = pool.stats();
+      pool.start_measured();
+      const DiskPoolStats zero = pool.stats();
+      EXPECT_EQ(zero.hits + zero.misses + zero.reads + zero.writes + zero.hit_locks, 0u) << name;
+      EXPECT_EQ(zero.warmup_misses, warm.misses) << name;
+      EXPECT_EQ(zero.warmup_references, 3000u) << name;
+      for (int i = 0; i < 2000; ++i) read_tag(pool, skewed());
+      const DiskPoolStats s = pool.stats();
+      EXPECT_EQ(s.hits + s.misses, 2000u) << name;
+      EXPECT_LE(s.reads, s.misses) << name;
+      EXPECT_EQ(s.hit_locks, std::string(name) == "lru" ? s.hits : 0u) << name;
+      const auto replay = cache::simulate(name, *pool.trace(), static_cast<u32>(s.frames), 3000);
+      EXPECT_EQ(replay.requests, 2000u) << name;
+      EXPECT_EQ(replay.hits, s.hits) << name;
+      EXPECT_EQ(replay.misses, s.misses) << name;
+    });
+  }
+}
+
 TEST(DiskPool, RejectsBadFractions) {
   EXPECT_THROW((DiskPool<Latching, cache::Fifo>(kPageSize, 64, small_pool(0.0))), std::invalid_argument);
   EXPECT_THROW((DiskPool<Latching, cache::Fifo>(kPageSize, 64, small_pool(1.5))), std::invalid_argument);
