@@ -27,7 +27,8 @@ POLICY_STYLE = {
 }
 
 
-def plot(table: pd.DataFrame, paper: dict):
+def plot(table: pd.DataFrame, paper: dict,
+         title: str = "TPC-C hit ratio per replacement policy as warehouses grow (one terminal)"):
     fractions = sorted(table["fraction"].unique())
     fig, axes = style.figure(ncols=len(fractions), figsize=(3.6 * len(fractions) + 1.2, 4.2), squeeze=False,
                              sharey=True)
@@ -39,7 +40,8 @@ def plot(table: pd.DataFrame, paper: dict):
             group = group.sort_values("warehouses")
             look = POLICY_STYLE.get(policy, {})
             ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **look)
-            if "hit_ratio_after_fill" in group:  # the pool's first fill left out (cold start)
+            # The pool's first fill left out, where the warm-up did not fill the pool.
+            if "hit_ratio_after_fill" in group and not group.get("pool_full_at_start", pd.Series([False])).all():
                 ax.plot(group["warehouses"], group["hit_ratio_after_fill"] * 100, linestyle=":", alpha=0.7,
                         label=f"{policy}, first fill left out", **{k: v for k, v in look.items() if k != "linewidth"})
         if abs(fraction - theirs_fraction) < 1e-9:
@@ -56,7 +58,7 @@ def plot(table: pd.DataFrame, paper: dict):
         for handle, label in zip(*ax.get_legend_handles_labels()):
             labelled.setdefault(label, handle)
     axes[0][-1].legend(labelled.values(), labelled.keys(), fontsize=7, loc="lower right")
-    fig.suptitle("TPC-C hit ratio per replacement policy as warehouses grow (one terminal)")
+    fig.suptitle(title)
     return fig
 
 

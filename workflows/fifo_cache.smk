@@ -6,13 +6,15 @@
 #  - scale sweep: one single-terminal run per policy, pool fraction (of the
 #    database's pages) and warehouse count (hit ratio and page reads per
 #    transaction are counts, deterministic for a seed);
-#  - a recorded page reference string replayed through every policy.
+#  - page reference strings recorded at several warehouse counts, replayed
+#    through every policy at fractions of the database's pages and of the
+#    trace's distinct pages (the curve toward the article's 250 warehouses).
 #
 #   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
 #   scale     results/raw/fifo_cache/scale/{policy}_w{warehouses}_p{percent}.json
-#   trace     results/tmp/fifo_cache/tpcc_trace.txt (single-thread run, libCacheSim's plain format; its record beside)
+#   traces    results/tmp/fifo_cache/trace_w{warehouses}.txt (single-thread run, libCacheSim's plain format; its record beside)
 #   tables    results/tables/fifo_cache/{throughput,scale,hit_curve,claims}.csv, claims.md
-#   figures   results/figures/fifo_cache/{hit_ratio,nopm}.{png,pdf}
+#   figures   results/figures/fifo_cache/{hit_ratio,trace_hit_ratio,nopm}.{png,pdf}
 #
 # SoQoL's numbers: workflows/data/fifo_cache_paper.yaml (their one source).
 
@@ -26,8 +28,8 @@ FC_GRID = {
 }
 FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
-FC_TRACE = f"results/tmp/{FC_STUDY}/tpcc_trace.txt"
-FC_TRACE_RECORD = f"results/tmp/{FC_STUDY}/tpcc_trace.json"  # its run: database pages, warm-up references
+FC_TRACE = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
+FC_TRACE_RECORD = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.json"  # its run: database pages, warm-up references
 FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/{{policy}}_w{{warehouses}}_p{{percent}}.json"
 FC_SCALE_GRID = {
     "policy": FC["scale_policies"],
@@ -36,7 +38,11 @@ FC_SCALE_GRID = {
 }
 FC_SCALE_RUNS = expand(FC_SCALE_RUN, **FC_SCALE_GRID)
 # Each figure and the table it plots.
-FC_FIGURES = {"hit_ratio": ("fifo_cache_hit_ratio.py", "scale"), "nopm": ("fifo_cache_nopm.py", "throughput")}
+FC_FIGURES = {
+    "hit_ratio": ("fifo_cache_hit_ratio.py", "scale"),
+    "trace_hit_ratio": ("fifo_cache_trace_hit_ratio.py", "hit_curve"),
+    "nopm": ("fifo_cache_nopm.py", "throughput"),
+}
 
 
 def fc_table(name):
@@ -148,30 +154,33 @@ rule fifo_cache_scale_table:
 
 
 rule fifo_cache_trace:
-    """The page reference string of a single-thread TPC-C run from the pool's
-    cold start: the warm-up's references first, then the measured phase's."""
+    """The page reference string of a single-thread TPC-C run at `warehouses`
+    from the pool's cold start: the warm-up's references first, then the
+    measured phase's (the string does not depend on the policy)."""
     output:
         trace=FC_TRACE,
         record=FC_TRACE_RECORD,
     log:
-        log_path(FC_STUDY, "trace"),
+        log_path(FC_STUDY, "trace_w{warehouses}"),
+    wildcard_constraints:
+        warehouses=r"[0-9]+",
     params:
-        warehouses=FC["warehouses"],
         transactions=FC["trace_transactions"],
         warmup=FC["trace_warmup_transactions"],
         seed=FC["seed"],
     threads: 1
     shell:
-        "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {params.warehouses}"
+        "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {wildcards.warehouses}"
         " --transactions {params.transactions} --warmup-transactions {params.warmup}"
         " --seed {params.seed} --out {output.trace:q} --record {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_hit_curve:
-    """Every policy replaying the recorded trace at every pool fraction."""
+    """Every policy replaying each recorded trace at every fraction, of the
+    database's pages and of the trace's distinct pages (`fraction_of`)."""
     input:
-        trace=FC_TRACE,
-        record=FC_TRACE_RECORD,
+        traces=expand(FC_TRACE, warehouses=FC["trace_warehouses"]),
+        records=expand(FC_TRACE_RECORD, warehouses=FC["trace_warehouses"]),
     output:
         fc_table("hit_curve"),
     log:
