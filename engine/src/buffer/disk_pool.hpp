@@ -131,7 +131,10 @@ class DiskPool {
   void start_run() {
     const size_t pages = cache_.page_count();
     const auto wanted = static_cast<u64>(std::ceil(options_.fraction * static_cast<double>(pages)));
+    DiskFile& file = *cache_.backing().file;
+    file.begin_bulk_write();  // the loaded database to the file in one go (not measured)
     cache_.restart(std::min<u64>(std::max<u64>(wanted, options_.min_frames), cache_.options().frames));
+    file.end_bulk_write();
     run_pages_ = pages;
     baseline_ = {};
     warmup_references_ = 0;
