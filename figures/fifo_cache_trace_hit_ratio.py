@@ -22,7 +22,8 @@ FRACTION_OF = "database pages"  # the pool's meaning of "10%", the article's
 def plot(table, paper):
     rows = table[table["fraction_of"] == FRACTION_OF]
     return plot_by_warehouses(rows, paper, title="Trace-driven hit ratio per policy as warehouses grow "
-                                                 "(cache = % of the database's pages; recorded traces, no fit)")
+                                                 "(cache = % of the database's pages; recorded traces, no fit)",
+                              panel="cache", full_column="cache_full_at_start")
 
 
 def main(argv=None) -> int:
