@@ -9,7 +9,7 @@ Prints, never asserts. Runs are interleaved (every policy once per repeat)
 and each line gives the median and range over the repeats, with CPU time and
 the load average, since timings on a shared machine drift.
 
-    python benchmarks/fifo_cache.py [--warehouses 1] [--transactions 5000] [--repeats 3] [--terminals 1]
+    python benchmarks/fifo_cache.py [--warehouses 1] [--transactions 5000] [--warmup-transactions N] [--repeats 3] [--terminals 1]
 """
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--warehouses", type=int, default=1)
     parser.add_argument("--transactions", type=int, default=5000)
+    parser.add_argument("--warmup-transactions", type=int, default=None,
+                        help="uncounted, before each run's measured phase (default: as many as --transactions, as the workflow)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fraction", type=float, default=0.1)
     parser.add_argument("--terminals", type=int, default=1)
@@ -36,16 +38,19 @@ def main() -> int:
     args = parser.parse_args()
     policies = args.policies.split(",")
     engine = {"terminals": args.terminals} if args.terminals != 1 else {}
+    warmup = args.transactions if args.warmup_transactions is None else args.warmup_transactions
     paper = yaml.safe_load(PAPER.read_text())
 
     runs: dict[str, list] = {p: [] for p in policies}
     for _ in range(args.repeats):
         for policy in policies:  # interleaved: A B C, A B C, ...
             result = fifo_cache.run(policy, args.fraction, warehouses=args.warehouses,
-                                    transactions=args.transactions, progress=False, **engine)
+                                    transactions=args.transactions, warmup_transactions=warmup, progress=False,
+                                    **engine)
             runs[policy].append(result)
 
-    print(f"TPC-C full mix, {args.warehouses} warehouse(s), {args.transactions:,} transactions, "
+    print(f"TPC-C full mix, {args.warehouses} warehouse(s), {args.transactions:,} transactions after {warmup:,} "
+          "of warm-up, "
           f"{args.terminals} terminal(s), pool at {args.fraction:.0%}, {args.repeats} repeats, "
           f"{os.cpu_count()} CPUs, O_DIRECT {runs[policies[0]][0].metrics['pool']['o_direct']}")
     print(f"{'policy':8} {'hit ratio':>9} {'hit locks':>10} {'reads/txn':>9} {'writes/txn':>10} "

@@ -27,7 +27,9 @@ POLICY_STYLE = {
 }
 
 
-def plot(table: pd.DataFrame, paper: dict):
+def plot(table: pd.DataFrame, paper: dict,
+         title: str = "TPC-C hit ratio per replacement policy as warehouses grow (one terminal)",
+         panel: str = "pool", full_column: str = "pool_full_at_start"):
     fractions = sorted(table["fraction"].unique())
     fig, axes = style.figure(ncols=len(fractions), figsize=(3.6 * len(fractions) + 1.2, 4.2), squeeze=False,
                              sharey=True)
@@ -39,7 +41,13 @@ def plot(table: pd.DataFrame, paper: dict):
             group = group.sort_values("warehouses")
             look = POLICY_STYLE.get(policy, {})
             ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **look)
-            if "hit_ratio_after_fill" in group:  # the pool's first fill left out (cold start)
+            if full_column in group:  # hollow: the warm-up had not filled the cache, its fill is counted
+                open_ = group[~group[full_column].astype(bool)]
+                ax.plot(open_["warehouses"], open_["hit_ratio"] * 100, linestyle="none", marker="o",
+                        markerfacecolor="white", markeredgecolor="black", markersize=9, zorder=3,
+                        label="not full when counting began")
+            # The pool's first fill left out, where the warm-up did not fill the pool.
+            if "hit_ratio_after_fill" in group and not group.get("pool_full_at_start", pd.Series([False])).all():
                 ax.plot(group["warehouses"], group["hit_ratio_after_fill"] * 100, linestyle=":", alpha=0.7,
                         label=f"{policy}, first fill left out", **{k: v for k, v in look.items() if k != "linewidth"})
         if abs(fraction - theirs_fraction) < 1e-9:
@@ -49,14 +57,14 @@ def plot(table: pd.DataFrame, paper: dict):
         ticks = sorted({*rows["warehouses"].unique(), theirs_warehouses})
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
         ax.set_xlabel("TPC-C warehouses")
-        ax.set_title(f"pool = {fraction:.0%} of the database's pages")
+        ax.set_title(f"{panel} = {fraction:.0%} of the database's pages")
     axes[0][0].set_ylabel("page-cache hit ratio (%)")
     labelled = {}
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             labelled.setdefault(label, handle)
     axes[0][-1].legend(labelled.values(), labelled.keys(), fontsize=7, loc="lower right")
-    fig.suptitle("TPC-C hit ratio per replacement policy as warehouses grow (one terminal)")
+    fig.suptitle(title)
     return fig
 
 

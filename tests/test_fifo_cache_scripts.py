@@ -72,3 +72,34 @@ def test_tables_claims_and_figures(records):
         out = folder / f"{name}.png"
         assert module.main([str(folder / source), str(paper), str(out)]) == 0
         assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_hit_curve_over_warehouses_says_which_fraction(tmp_path):
+    """Traces recorded at two warehouse counts, replayed at fractions of the
+    database's pages and of the trace's distinct pages; the figure draws the former."""
+    import fifo_cache_hit_curve
+    import fifo_cache_trace_hit_ratio
+
+    pairs = []
+    for warehouses in (1, 2):
+        trace, record = tmp_path / f"trace_w{warehouses}.txt", tmp_path / f"trace_w{warehouses}.json"
+        write_record(fifo_cache.record_trace(trace, warehouses=warehouses, transactions=100, warmup_transactions=100,
+                                             seed=4, progress=False), record)
+        pairs.append((trace, record))
+    table = fifo_cache_hit_curve.main(tmp_path / "hit_curve.csv", pairs, [0.1, 0.2], ["lru", "soqol"])
+    assert set(table["fraction_of"]) == {"database pages", "trace distinct pages"}
+    assert sorted(table["warehouses"].unique()) == [1, 2]
+    assert len(table) == 2 * 2 * 2 * 2  # warehouses x bases x fractions x policies
+    by_db = table[table["fraction_of"] == "database pages"]
+    assert (by_db["capacity"] >= (by_db["database_pages"] * by_db["fraction"]).astype(int)).all()
+    # The trace touches fewer pages than the database has: its 10% is the smaller cache.
+    assert (table["trace_pages"] < table["database_pages"]).all()
+    assert (table["warmup_requests"] > 0).all() and (table["requests"] > 0).all()
+    # Replayed twice, the same counts.
+    again = fifo_cache_hit_curve.main(tmp_path / "again.csv", pairs, [0.1, 0.2], ["lru", "soqol"])
+    assert again["hits"].tolist() == table["hits"].tolist()
+
+    out = tmp_path / "trace_hit_ratio.png"
+    paper = REPO / "workflows" / "data" / "fifo_cache_paper.yaml"
+    assert fifo_cache_trace_hit_ratio.main([str(tmp_path / "hit_curve.csv"), str(paper), str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"

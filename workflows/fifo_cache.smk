@@ -6,13 +6,15 @@
 #  - scale sweep: one single-terminal run per policy, pool fraction (of the
 #    database's pages) and warehouse count (hit ratio and page reads per
 #    transaction are counts, deterministic for a seed);
-#  - a recorded page reference string replayed through every policy.
+#  - page reference strings recorded at several warehouse counts, replayed
+#    through every policy at fractions of the database's pages and of the
+#    trace's distinct pages (the curve toward the article's 250 warehouses).
 #
 #   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
 #   scale     results/raw/fifo_cache/scale/{policy}_w{warehouses}_p{percent}.json
-#   trace     results/tmp/fifo_cache/tpcc_trace.txt (single-thread run, libCacheSim's plain format)
+#   traces    results/tmp/fifo_cache/trace_w{warehouses}.txt (single-thread run, libCacheSim's plain format; its record beside)
 #   tables    results/tables/fifo_cache/{throughput,scale,hit_curve,claims}.csv, claims.md
-#   figures   results/figures/fifo_cache/{hit_ratio,nopm}.{png,pdf}
+#   figures   results/figures/fifo_cache/{hit_ratio,trace_hit_ratio,nopm}.{png,pdf}
 #
 # SoQoL's numbers: workflows/data/fifo_cache_paper.yaml (their one source).
 
@@ -26,7 +28,8 @@ FC_GRID = {
 }
 FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
-FC_TRACE = f"results/tmp/{FC_STUDY}/tpcc_trace.txt"
+FC_TRACE = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
+FC_TRACE_RECORD = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.json"  # its run: database pages, warm-up references
 FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/{{policy}}_w{{warehouses}}_p{{percent}}.json"
 FC_SCALE_GRID = {
     "policy": FC["scale_policies"],
@@ -44,6 +47,7 @@ FC_TARGETS = [
     *(fc_table(name) for name in ("throughput", "scale", "hit_curve", "claims")),
     f"results/tables/{FC_STUDY}/claims.md",
     *register_figure(FC_STUDY, "hit_ratio", fc_table("scale"), FC_PAPER),
+    *register_figure(FC_STUDY, "trace_hit_ratio", fc_table("hit_curve"), FC_PAPER),
     *register_figure(FC_STUDY, "nopm", fc_table("throughput"), FC_PAPER),
 ]
 STUDY_TARGETS.extend(FC_TARGETS)
@@ -72,6 +76,7 @@ rule fifo_cache_run:
     params:
         warehouses=FC["warehouses"],
         transactions=FC["transactions"],
+        warmup=FC["warmup_transactions"],
         seed=FC["seed"],
         fraction=lambda wildcards: float(wildcards.percent) / 100,
     threads: TIMED_THREADS
@@ -80,7 +85,8 @@ rule fifo_cache_run:
     shell:
         "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
         " --terminals {wildcards.terminals} --warehouses {params.warehouses}"
-        " --transactions {params.transactions} --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
+        " --transactions {params.transactions} --warmup-transactions {params.warmup}"
+        " --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_throughput_table:
@@ -116,12 +122,14 @@ rule fifo_cache_scale_run:
         percent=r"[0-9.]+",
     params:
         transactions=FC["scale_transactions"],
+        warmup=FC["scale_warmup_transactions"],
         seed=FC["seed"],
         fraction=lambda wildcards: float(wildcards.percent) / 100,
     threads: 1
     shell:
         "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
-        " --warehouses {wildcards.warehouses} --transactions {params.transactions} --seed {params.seed}"
+        " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
+        " --warmup-transactions {params.warmup} --seed {params.seed}"
         " --no-consistency-check --out {output.record:q} > {log:q} 2>&1"
 
 
@@ -142,25 +150,33 @@ rule fifo_cache_scale_table:
 
 
 rule fifo_cache_trace:
-    """The page reference string of a single-thread TPC-C run (measured phase)."""
+    """The page reference string of a single-thread TPC-C run at `warehouses`
+    from the pool's cold start: the warm-up's references first, then the
+    measured phase's (the string does not depend on the policy)."""
     output:
-        FC_TRACE,
+        trace=FC_TRACE,
+        record=FC_TRACE_RECORD,
     log:
-        log_path(FC_STUDY, "trace"),
+        log_path(FC_STUDY, "trace_w{warehouses}"),
+    wildcard_constraints:
+        warehouses=r"[0-9]+",
     params:
-        warehouses=FC["warehouses"],
         transactions=FC["trace_transactions"],
+        warmup=FC["trace_warmup_transactions"],
         seed=FC["seed"],
     threads: 1
     shell:
-        "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {params.warehouses}"
-        " --transactions {params.transactions} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {wildcards.warehouses}"
+        " --transactions {params.transactions} --warmup-transactions {params.warmup}"
+        " --seed {params.seed} --out {output.trace:q} --record {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_hit_curve:
-    """Every policy replaying the recorded trace at every pool fraction."""
+    """Every policy replaying each recorded trace at every fraction, of the
+    database's pages and of the trace's distinct pages (`fraction_of`)."""
     input:
-        trace=FC_TRACE,
+        traces=expand(FC_TRACE, warehouses=FC["trace_warehouses"]),
+        records=expand(FC_TRACE_RECORD, warehouses=FC["trace_warehouses"]),
     output:
         fc_table("hit_curve"),
     log:

@@ -10,6 +10,7 @@ def run_tpcc(
     *,
     warehouses: int = 1,
     transactions: int = 40000,
+    warmup_transactions: int = 0,
     seconds: float = 0.0,
     mix: Mapping[str, float] = {"new_order": 0.5, "payment": 0.5},
     variant: str = "paper",
@@ -123,9 +124,10 @@ def available_cpus() -> list[int]:
 
 # ---- E5 FIFO cache (fifo_cache_module.cpp) -------------------------------------
 
-def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
+def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int, warmup: int = 0) -> dict[str, Any]:
     """E5: replay a page-id reference string through a policy of `capacity` pages:
-    policy, capacity, requests, hits, misses, hit_locks, hit_ratio."""
+    policy, capacity, requests, hits, misses, hit_locks, hit_ratio (of the
+    requests after the first `warmup`, which fill the cache uncounted)."""
 
 def cache_read_trace(*, path: str, format: str = "txt") -> list[int]:
     """E5: the page ids of a trace file (txt or oracle_general, libCacheSim's formats)."""

@@ -7,6 +7,8 @@ holds a fraction of the database, under one replacement policy per run.
 
 A run is `tpcc.run(stack="disk", ...)`: the database is loaded, written to a
 file, and the pool restarts cold with `pool_fraction` of the database's pages;
+`warmup_transactions` of the mix then run uncounted (the pool fills: the
+article measured a steady state), and the measured phase counts from zero;
 misses read pages with pread (O_DIRECT where the filesystem allows it), dirty
 victims are written back. Policies: lru (one lock, taken on every hit), fifo,
 clock, sieve, s3fifo, 2q, soqol (four hot FIFO rings with access statistics,
@@ -20,8 +22,10 @@ recording stack and writes the string in libCacheSim's formats.
 
 Command line (what the workflow calls):
 
-    python -m dbrepro.fifo_cache run --policy soqol --pool-fraction 0.1 --warehouses 1 --transactions 20000 --out r.json
-    python -m dbrepro.fifo_cache trace --warehouses 1 --transactions 2000 --out trace.txt
+    python -m dbrepro.fifo_cache run --policy soqol --pool-fraction 0.1 --warehouses 1 --transactions 20000 \
+        --warmup-transactions 20000 --out r.json
+    python -m dbrepro.fifo_cache trace --warehouses 1 --transactions 2000 --warmup-transactions 2000 \
+        --out trace.txt --record trace.json
 """
 from __future__ import annotations
 
@@ -45,6 +49,7 @@ def run(
     *,
     warehouses: int = 1,
     transactions: int = 20_000,
+    warmup_transactions: int = 0,
     seconds: float = 0.0,
     mix: Mapping[str, float] | None = None,
     seed: int = 1,
@@ -61,6 +66,7 @@ def run(
     return tpcc.run(
         warehouses=warehouses,
         transactions=transactions,
+        warmup_transactions=warmup_transactions,
         seconds=seconds,
         mix=FULL_MIX if mix is None else mix,
         variant="spec",
@@ -80,6 +86,7 @@ def record_trace(
     *,
     warehouses: int = 1,
     transactions: int = 2_000,
+    warmup_transactions: int = 0,
     mix: Mapping[str, float] | None = None,
     seed: int = 1,
     trace_format: str = "txt",
@@ -87,10 +94,15 @@ def record_trace(
     progress: Any = None,
 ) -> RunResult:
     """A single-thread TPC-C run that writes its page reference string (the
-    page id of every fix and of every new page, measured phase only) to `path`."""
+    page id of every fix and of every new page, from the pool's cold start:
+    the warm-up's references first, then the measured phase's) to `path`.
+    The record's `pool.warmup_references` says how many are the warm-up's
+    (`simulate(..., warmup=...)` replays them uncounted) and
+    `database_pages` how many pages the database had."""
     return tpcc.run(
         warehouses=warehouses,
         transactions=transactions,
+        warmup_transactions=warmup_transactions,
         mix=FULL_MIX if mix is None else mix,
         variant="spec",
         seed=seed,
@@ -103,15 +115,17 @@ def record_trace(
     )
 
 
-def simulate(policy: str, trace: Sequence[int], capacity: int) -> dict[str, Any]:
+def simulate(policy: str, trace: Sequence[int], capacity: int, warmup: int = 0) -> dict[str, Any]:
     """Replays a reference string through `policy` with `capacity` pages:
-    requests, hits, misses, hit_locks (locks taken on hits), hit_ratio."""
+    requests, hits, misses, hit_locks (locks taken on hits), hit_ratio; the
+    first `warmup` requests fill the cache and are not counted."""
     from . import _engine
 
     if policy not in registry.policies():
         raise ConfigError("policy", f"invalid choice {policy!r} (allowed: {', '.join(registry.policies())})")
     _integer("capacity", capacity, minimum=1, maximum=(1 << 32) - 1)
-    return _engine.cache_simulate(policy=policy, trace=list(trace), capacity=capacity)
+    _integer("warmup", warmup, minimum=0, maximum=len(trace))
+    return _engine.cache_simulate(policy=policy, trace=list(trace), capacity=capacity, warmup=warmup)
 
 
 def read_trace(path: str | os.PathLike, trace_format: str = "txt") -> list[int]:
@@ -150,6 +164,8 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--pool-fraction", type=float, default=0.1)
     runner.add_argument("--warehouses", type=int, default=1)
     runner.add_argument("--transactions", type=int, default=20_000)
+    runner.add_argument("--warmup-transactions", type=int, default=0,
+                        help="run this many first, uncounted (the pool reaches its steady state)")
     runner.add_argument("--seconds", type=float, default=0.0)
     runner.add_argument("--terminals", type=int, default=1)
     runner.add_argument("--seed", type=int, default=1)
@@ -161,9 +177,12 @@ def _parser() -> argparse.ArgumentParser:
     tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run")
     tracer.add_argument("--warehouses", type=int, default=1)
     tracer.add_argument("--transactions", type=int, default=2_000)
+    tracer.add_argument("--warmup-transactions", type=int, default=0,
+                        help="recorded first; the record says how many references they made")
     tracer.add_argument("--seed", type=int, default=1)
     tracer.add_argument("--format", choices=TRACE_FORMATS, default="txt")
     tracer.add_argument("--out", required=True, help="trace file to write")
+    tracer.add_argument("--record", default="", help="also write the run's record (JSON): database pages, warm-up references")
     return parser
 
 
@@ -175,15 +194,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_writable(args.out)  # fail now, not after the run
         if args.command == "trace":
+            if args.record:
+                _check_writable(args.record)
             result = record_trace(Path(args.out), warehouses=args.warehouses, transactions=args.transactions,
-                                  seed=args.seed, trace_format=args.format)
-            print(f"trace: {result.metrics['pool']['hits'] + result.metrics['pool']['misses']} references -> {args.out}")
+                                  warmup_transactions=args.warmup_transactions, seed=args.seed,
+                                  trace_format=args.format)
+            pool = result.metrics["pool"]
+            print(f"trace: {pool['warmup_references']} warm-up and {pool['hits'] + pool['misses']} measured "
+                  f"references -> {args.out}")
+            if args.record:
+                _write(result, args.record)
             return 0
         engine = {"terminals": args.terminals} if args.terminals != 1 else {}
         if args.no_consistency_check:
             engine["check_consistency"] = False
         result = run(args.policy, args.pool_fraction, warehouses=args.warehouses, transactions=args.transactions,
-                     seconds=args.seconds, seed=args.seed, data_dir=args.data_dir, o_direct=not args.no_o_direct,
+                     warmup_transactions=args.warmup_transactions, seconds=args.seconds, seed=args.seed, data_dir=args.data_dir, o_direct=not args.no_o_direct,
                      **engine)
     except ConfigError as error:
         option = {"cache_policy": "--policy"}.get(error.parameter, "--" + error.parameter.replace("_", "-"))

@@ -173,11 +173,13 @@ def validate_config(
     trace_path: str = "",
     trace_format: str = "txt",
     terminals: int = 1,
+    warmup_transactions: int = 0,
 ) -> dict[str, Any]:
     """The engine's keyword arguments, checked; raises ConfigError."""
     config = {
         "warehouses": _integer("warehouses", warehouses, minimum=1, maximum=WAREHOUSES_MAX),
         "transactions": _integer("transactions", transactions, minimum=0),
+        "warmup_transactions": _integer("warmup_transactions", warmup_transactions, minimum=0),
         "seconds": _number("seconds", seconds, minimum=0.0),
         "mix": _mix(mix),
         "variant": _choice("variant", variant, VARIANTS),
@@ -306,6 +308,7 @@ def run(
     trace_path: str = "",
     trace_format: str = "txt",
     terminals: int = 1,
+    warmup_transactions: int = 0,
 ) -> RunResult:
     """Load a TPC-C database and run the transaction mix on it.
 
@@ -344,6 +347,9 @@ def run(
                     think time; more than 1 needs step0, step1, step2 or disk
                     (and no trace_path).
                     Deadlock victims are rolled back and rerun ("retries").
+    warmup_transactions  run this many of the mix by one terminal before the
+                    measured phase, counted nowhere (the pool's and meter's
+                    counters start after it: a steady-state measurement).
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
@@ -372,6 +378,7 @@ def run(
         trace_path=trace_path,
         trace_format=trace_format,
         terminals=terminals,
+        warmup_transactions=warmup_transactions,
     )
     callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
     engine = _engine()

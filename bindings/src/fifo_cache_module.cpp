@@ -25,13 +25,16 @@ u32 capacity_of(i64 capacity) {
   return static_cast<u32>(capacity);
 }
 
-py::dict simulate(const std::string& policy, const std::vector<u64>& trace, i64 capacity) {
+py::dict simulate(const std::string& policy, const std::vector<u64>& trace, i64 capacity, i64 warmup) {
   const u32 slots = capacity_of(capacity);
+  if (warmup < 0 || static_cast<u64>(warmup) > trace.size())
+    throw std::invalid_argument("warmup: must be in 0.." + std::to_string(trace.size()) + " (the trace's requests), got " +
+                                std::to_string(warmup));
   cache::with_policy(policy, [](auto) { return 0; });  // a bad name is a ValueError before the run
   cache::TraceStats stats;
   {
     py::gil_scoped_release release;
-    stats = cache::simulate(policy, trace, slots);
+    stats = cache::simulate(policy, trace, slots, static_cast<u64>(warmup));
   }
   return py::dict(py::arg("policy") = policy, py::arg("capacity") = slots, py::arg("requests") = stats.requests,
                   py::arg("hits") = stats.hits, py::arg("misses") = stats.misses,
@@ -42,7 +45,9 @@ py::dict simulate(const std::string& policy, const std::vector<u64>& trace, i64 
 
 void register_fifo_cache(py::module_& m) {
   m.def("cache_simulate", &simulate, py::kw_only(), py::arg("policy"), py::arg("trace"), py::arg("capacity"),
-        "E5: replay a page-id reference string through a policy of `capacity` pages; hits and misses.");
+        py::arg("warmup") = 0,
+        "E5: replay a page-id reference string through a policy of `capacity` pages; hits and misses of the "
+        "requests after the first `warmup`.");
   m.def(
       "cache_read_trace",
       [](const std::string& path, const std::string& format) {

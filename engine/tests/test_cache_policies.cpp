@@ -46,6 +46,18 @@ TEST(CachePolicies, HandCheckedShortTrace) {
   EXPECT_EQ(simulate("sieve", trace, 3).misses, 5u);
 }
 
+TEST(CachePolicies, WarmupRequestsFillTheCacheUncounted) {
+  const std::vector<u64> trace = {1, 2, 3, 1, 4, 2, 1};
+  // LRU of 3 after 1 2 3 (uncounted): 1 hit, 4 evicts 2, 2 evicts 3, 1 hits.
+  const TraceStats s = simulate("lru", trace, 3, 3);
+  EXPECT_EQ(s.requests, 4u);
+  EXPECT_EQ(s.hits, 2u);
+  EXPECT_EQ(s.misses, 2u);
+  EXPECT_EQ(s.hit_locks, 2u);
+  EXPECT_EQ(simulate("lru", trace, 3, trace.size()).requests, 0u);
+  EXPECT_THROW(simulate("lru", trace, 3, trace.size() + 1), std::invalid_argument);
+}
+
 TEST(CachePolicies, EveryPolicyOnlyColdMissesWhenEverythingFits) {
   const auto trace = zipf_like(20000, 500, 7);
   std::vector<bool> seen(500);

@@ -110,16 +110,20 @@ def scale_hit_ratios(scale: pd.DataFrame) -> pd.Series:
 
 
 def cold_start(scale: pd.DataFrame) -> str:
-    """How much of the most-warehouse run's misses was the pool's first fill (descriptive, not a criterion)."""
+    """How the most-warehouse run began: its warm-up, and how much of its
+    misses was still the pool's first fill (descriptive, not a criterion)."""
     rows = scale_rows(scale)
     if rows.empty:
         return ""
     most = rows.iloc[-1]
+    warmup = f"{int(most['warmup_transactions']):,} warm-up transactions"
+    if most["pool_full_at_start"]:
+        return f"; measured after {warmup}, the pool full"
     after = most["hit_ratio_after_fill"]
     warm = f"without them {100.0 * after:.1f}%" if pd.notna(after) else "the pool never filled"
-    return (f"; the pool starts cold, and at {int(rows.index[-1])} warehouse(s) its first fill is "
-            f"{100.0 * most['fill_share_of_misses']:.0f}% of the run's misses ({int(most['transactions']):,} "
-            f"transactions; {warm})")
+    return (f"; after {warmup} the pool was not full, and at {int(rows.index[-1])} warehouse(s) the rest of its "
+            f"first fill is {100.0 * most['fill_share_of_misses']:.0f}% of the run's misses "
+            f"({int(most['transactions']):,} transactions; {warm})")
 
 
 def hit_ratio_at_scale(scale: pd.DataFrame, c: cc.Criterion, paper) -> ClaimResult:

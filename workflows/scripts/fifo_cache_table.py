@@ -13,12 +13,14 @@ frames and the database's pages. `fraction` is of the database's pages at the
 start of the measured phase (the pool's size), not of a trace's distinct
 pages (the hit-curve table's); `fraction_of` says so in every row.
 
-The pool starts cold: its first fill (one miss per frame) is part of every
-run's count, a large share of the misses where the pool is large and the run
-short. `fill_share_of_misses` is that share (frames / misses, 1 where the
-pool never filled); `hit_ratio_after_fill` leaves the fill out (hits / (hits
-+ misses - frames)), roughly what a warm pool would see; empty where the pool
-never filled (the run measured a cold start only).
+Every run says how many warm-up transactions ran before its measured phase
+(`warmup_transactions`, uncounted) and whether the pool was full when
+counting began (`pool_full_at_start`: the warm-up missed at least once per
+frame). Where it was not, the rest of the pool's first fill (one miss per
+frame not yet filled) is counted: `fill_share_of_misses` is that share of the
+measured misses (0 when the warm-up filled the pool); `hit_ratio_after_fill`
+leaves it out (hits / (hits + misses - unfilled frames)); empty where the
+pool never filled.
 
     python workflows/scripts/fifo_cache_table.py OUT.csv RUN.json...
     python workflows/scripts/fifo_cache_table.py --scale OUT.csv SCALE_RUN.json...
@@ -49,6 +51,8 @@ def run_row(path) -> dict:
         "pool_fraction": float(pool["fraction"]),
         "terminals": int(config.get("terminals", 1) or 1),
         "warehouses": int(config["warehouses"]),
+        "warmup_transactions": int(config.get("warmup_transactions", 0)),
+        "pool_full_at_start": int(pool.get("warmup_misses", 0)) >= int(pool["frames"]),
         "nopm": float(first["nopm"]),
         "tpm": float(first["tpm"]),
         "hit_ratio": float(pool["hit_ratio"]),
@@ -83,6 +87,8 @@ def main(out_path, run_paths) -> pd.DataFrame:
     grouped = runs.groupby(KEYS, as_index=False)
     table = grouped.agg(
         warehouses=("warehouses", "first"),
+        warmup_transactions=("warmup_transactions", "first"),
+        pool_full_at_start=("pool_full_at_start", "all"),
         pool_fraction=("pool_fraction", "median"),
         repeats=("nopm", "size"),
         nopm_median=("nopm", "median"), nopm_min=("nopm", "min"), nopm_max=("nopm", "max"),
@@ -109,6 +115,7 @@ def main(out_path, run_paths) -> pd.DataFrame:
 def scale_row(path) -> dict:
     pool = load_result(path).metrics["pool"]
     row = run_row(path)
+    unfilled = max(0, int(pool["frames"]) - int(pool.get("warmup_misses", 0)))  # frames the warm-up left empty
     return {
         "cache_policy": row["cache_policy"],
         "warehouses": row["warehouses"],
@@ -117,10 +124,12 @@ def scale_row(path) -> dict:
         "pool_fraction": row["pool_fraction"],
         "pool_frames": int(pool["frames"]),
         "database_pages": int(pool["database_pages"]),
+        "warmup_transactions": row["warmup_transactions"],
+        "pool_full_at_start": row["pool_full_at_start"],
         "hit_ratio": row["hit_ratio"],
-        "fill_share_of_misses": min(1.0, pool["frames"] / pool["misses"]) if pool["misses"] else math.nan,
-        "hit_ratio_after_fill": (pool["hits"] / (pool["hits"] + pool["misses"] - pool["frames"])
-                                 if pool["misses"] > pool["frames"] else math.nan),
+        "fill_share_of_misses": min(1.0, unfilled / pool["misses"]) if pool["misses"] else math.nan,
+        "hit_ratio_after_fill": (pool["hits"] / (pool["hits"] + pool["misses"] - unfilled)
+                                 if pool["misses"] > unfilled else math.nan),
         "reads_per_txn": row["reads_per_txn"],
         "writes_per_txn": row["writes_per_txn"],
         "transactions": int(row["transactions"]),

@@ -71,6 +71,26 @@ struct CacheStats {
     cold_writes += o.cold_writes;
     return *this;
   }
+  // What happened since `earlier` (a snapshot of the same counters): a phase
+  // measured after a warm-up that keeps the cache's contents.
+  CacheStats since(const CacheStats& earlier) const {
+    CacheStats d = *this;
+    d.hits -= earlier.hits;
+    d.misses -= earlier.misses;
+    d.reads -= earlier.reads;
+    d.writes -= earlier.writes;
+    d.read_arounds -= earlier.read_arounds;
+    d.latch_waits -= earlier.latch_waits;
+    d.latch_wait_ns -= earlier.latch_wait_ns;
+    d.inflight_waits -= earlier.inflight_waits;
+    d.refixes -= earlier.refixes;
+    d.refix_failures -= earlier.refix_failures;
+    d.hit_locks -= earlier.hit_locks;
+    d.hit_lock_waits -= earlier.hit_lock_waits;
+    d.hit_lock_wait_ns -= earlier.hit_lock_wait_ns;
+    d.cold_writes -= earlier.cold_writes;
+    return d;
+  }
   double hit_ratio() const { return hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0; }
 };
 

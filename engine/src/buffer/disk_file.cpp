@@ -38,6 +38,7 @@ DiskFile::DiskFile(const std::string& directory, u32 page_size, bool want_direct
 }
 
 DiskFile::~DiskFile() {
+  if (bulk_fd_ >= 0) ::close(bulk_fd_);
   ::close(fd_);
   ::unlink(path_.c_str());
 }
@@ -55,13 +56,30 @@ void DiskFile::read(PageId pid, std::byte* page) const {
 
 void DiskFile::write(PageId pid, const std::byte* page) const {
   const off_t at = static_cast<off_t>(pid) * page_size_;
+  const int fd = bulk_fd_ >= 0 ? bulk_fd_ : fd_;
   size_t done = 0;
   while (done < page_size_) {
-    const ssize_t n = ::pwrite(fd_, page + done, page_size_ - done, at + static_cast<off_t>(done));
+    const ssize_t n = ::pwrite(fd, page + done, page_size_ - done, at + static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("write page " + std::to_string(pid) + " of", path_);
     done += static_cast<size_t>(n);
   }
+}
+
+void DiskFile::begin_bulk_write() {
+  if (bulk_fd_ >= 0) return;
+  bulk_fd_ = ::open(path_.c_str(), O_RDWR);
+  if (bulk_fd_ < 0) fail("open", path_);
+}
+
+void DiskFile::end_bulk_write() {
+  if (bulk_fd_ < 0) return;
+  const int fd = bulk_fd_;
+  bulk_fd_ = -1;
+  const bool synced = ::fdatasync(fd) == 0;
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // clean now: the kernel lets them go
+  ::close(fd);
+  if (!synced) fail("sync", path_);
 }
 
 }  // namespace dbrepro

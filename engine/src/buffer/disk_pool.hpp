@@ -15,9 +15,13 @@
 // Life cycle: the database is loaded with every page in memory; start_run()
 // then writes every dirty page to the file, empties the pool and shrinks it
 // to `fraction` of the database's pages (a cold start, as after a restart),
-// and zeroes the counters; end_run() takes them: what a run reports is its
-// measured phase only. A recording pool (RecordTrace, single thread) keeps
-// the page ids of every fix in between.
+// and zeroes the counters; a warm-up may follow, after which
+// start_measured() starts the counters from zero again, the pool's contents
+// kept (the steady state the article measured); end_run() takes them: what a
+// run reports is its measured phase only. A recording pool (RecordTrace,
+// single thread) keeps the page ids of every fix from start_run() on, the
+// warm-up's first (their count is reported, so a simulator can replay them
+// uncounted).
 // A page latched exclusively is taken to be changed: it is dirty on unfix.
 #include <sys/mman.h>
 
@@ -56,6 +60,7 @@ struct NoTrace {
   void start() {}
   void stop() {}
   void record(PageId) {}
+  u64 size() const { return 0; }
   const std::vector<u64>* ids() const { return nullptr; }
 };
 class RecordTrace {
@@ -68,6 +73,7 @@ class RecordTrace {
   void record(PageId pid) {
     if (on_) ids_.push_back(pid);
   }
+  u64 size() const { return ids_.size(); }
   const std::vector<u64>* ids() const { return &ids_; }
 
  private:
@@ -125,9 +131,20 @@ class DiskPool {
   void start_run() {
     const size_t pages = cache_.page_count();
     const auto wanted = static_cast<u64>(std::ceil(options_.fraction * static_cast<double>(pages)));
+    DiskFile& file = *cache_.backing().file;
+    file.begin_bulk_write();  // the loaded database to the file in one go (not measured)
     cache_.restart(std::min<u64>(std::max<u64>(wanted, options_.min_frames), cache_.options().frames));
+    file.end_bulk_write();
     run_pages_ = pages;
+    baseline_ = {};
+    warmup_references_ = 0;
     trace_.start();
+  }
+
+  // The warm-up is over: counting starts again from here, pool kept.
+  void start_measured() {
+    baseline_ = cache_.stats();
+    warmup_references_ = trace_.size();
   }
 
   // The measured phase ends (before the consistency check reads every
@@ -140,7 +157,7 @@ class DiskPool {
   }
 
   DiskPoolStats stats() const {
-    const CacheStats c = cache_.stats();
+    const CacheStats c = cache_.stats().since(baseline_);
     DiskPoolStats s;
     s.policy = Policy::kName;
     s.frames = cache_.frame_count();
@@ -155,6 +172,8 @@ class DiskPool {
     s.hit_lock_waits = c.hit_lock_waits;
     s.hit_lock_wait_ns = c.hit_lock_wait_ns;
     s.o_direct = cache_.backing().file->direct();
+    s.warmup_references = warmup_references_;
+    s.warmup_misses = baseline_.misses;
     return s;
   }
   const std::vector<u64>* trace() const { return trace_.ids(); }
@@ -184,6 +203,8 @@ class DiskPool {
   DiskPoolOptions options_;
   Cache cache_;
   size_t run_pages_ = 0;
+  CacheStats baseline_;          // the counters when the measured phase began
+  u64 warmup_references_ = 0;    // of a recorded trace: the warm-up's, at its head
   Trace trace_;
 };
 

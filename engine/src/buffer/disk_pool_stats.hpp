@@ -22,6 +22,8 @@ struct DiskPoolStats {
   u64 hit_lock_waits = 0; // ... that found the lock held (LRU, 2Q; 0 for the FIFO family)
   u64 hit_lock_wait_ns = 0;
   bool o_direct = false;  // whether the file was opened with O_DIRECT
+  u64 warmup_references = 0;  // of a recorded trace: the first ones, the warm-up's (not counted above)
+  u64 warmup_misses = 0;      // misses of the warm-up: >= frames, the pool was full when measuring began
   double hit_ratio() const { return hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0; }
 };
 

@@ -131,6 +131,7 @@ std::string to_json(const tpcc::RunResult& r) {
   w.key("config").begin_object();
   w.field("warehouses", r.config.warehouses)
       .field("transactions", r.config.transactions)
+      .field("warmup_transactions", r.config.warmup_transactions)
       .field("seconds", r.config.seconds);
   w.key("mix").begin_object();
   for (int i = 0; i < kTxnTypeCount; ++i) w.field(kTxnTypeNames[i], r.config.mix[i]);
@@ -181,7 +182,9 @@ std::string to_json(const tpcc::RunResult& r) {
         .field("hit_lock_waits", r.pool.hit_lock_waits)
         .field("hit_lock_wait_ns", r.pool.hit_lock_wait_ns)
         .field("hit_ratio", r.pool.hit_ratio())
-        .field("o_direct", r.pool.o_direct);
+        .field("o_direct", r.pool.o_direct)
+        .field("warmup_references", r.pool.warmup_references)
+        .field("warmup_misses", r.pool.warmup_misses);
     w.end_object();
   }
   w.key("counters").begin_object();

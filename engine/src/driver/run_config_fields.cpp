@@ -14,13 +14,17 @@ using config::text_of;
 using config::unsigned_of;
 using config::wrong_type;
 
-const std::array<RunField, 20> kRunFields = {{
+const std::array<RunField, 21> kRunFields = {{
     {"warehouses", FieldType::kUnsigned, "TPC-C scale factor (about 100 MB each)",
      [](RunConfig& c, const FieldValue& v) { c.warehouses = unsigned_of<u32>("warehouses", v); },
      [](const RunConfig& c) { return integer(c.warehouses); }},
     {"transactions", FieldType::kUnsigned, "stop after this many transactions (0: run for `seconds` only)",
      [](RunConfig& c, const FieldValue& v) { c.transactions = unsigned_of<u64>("transactions", v); },
      [](const RunConfig& c) { return integer(c.transactions); }},
+    {"warmup_transactions", FieldType::kUnsigned,
+     "transactions run by one terminal before the measured phase, not counted (0: measure from the start)",
+     [](RunConfig& c, const FieldValue& v) { c.warmup_transactions = unsigned_of<u64>("warmup_transactions", v); },
+     [](const RunConfig& c) { return integer(c.warmup_transactions); }},
     {"seconds", FieldType::kFloat, "stop after this long (0: no time limit)",
      [](RunConfig& c, const FieldValue& v) { c.seconds = float_of("seconds", v); },
      [](const RunConfig& c) { return FieldValue{c.seconds}; }},

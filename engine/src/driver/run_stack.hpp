@@ -107,6 +107,28 @@ void run_terminals_measured(E& engine, const RunConfig& config, const NURandCons
   for (const TxnStats& s : totals) result.transactions += s.commits + s.aborts;
 }
 
+// The warm-up: `config.warmup_transactions` of the mix by one terminal in
+// the calling thread, from the run's random stream (so a seed gives the same
+// warm-up and measured phase), counted nowhere. Then the pool and the meter
+// start their counters from zero. False if progress asked to stop.
+template <class E>
+bool run_warmup(Database<E>& db, const RunConfig& config, Random& run_rng, const NURandConstants& constants,
+                const ProgressFn& progress) {
+  const MixChooser chooser(config.mix);
+  for (u64 done = 1; done <= config.warmup_transactions; ++done) {
+    const TxnType type = chooser.pick(run_rng);
+    const u32 home_w = static_cast<u32>(run_rng.uniform(1, config.warehouses));
+    run_transaction(db, type, run_rng, config.variant, config.warehouses, home_w, constants,
+                    [](auto&& transaction) { return transaction(); });
+    // A long warm-up can be stopped too; it reports no measured progress.
+    if (done % config.progress_every == 0 && progress && !progress(0, config.transactions)) return false;
+  }
+  E& engine = db.engine;
+  if constexpr (requires { engine.pages().start_measured(); }) engine.pages().start_measured();
+  if constexpr (requires { engine.meter().reset(); }) engine.meter().reset();
+  return true;
+}
+
 }  // namespace detail
 
 // Loads the database on engine E, runs the mix, checks consistency.
@@ -130,6 +152,10 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
   result.database_pages = engine.database_pages();
   result.database_bytes = engine.database_bytes();
   if constexpr (requires { engine.pages().start_run(); }) engine.pages().start_run();  // E5: pool to its fraction
+  if (!run_warmup(db, config, run_rng, run_constants, progress)) {
+    result.interrupted = true;
+    return result;
+  }
 
   if (config.terminals > 1) {
     if constexpr (kConcurrentEngine<E>) {
@@ -209,7 +235,7 @@ RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
   // Address space for the whole database and what the run adds.
   // A transaction adds well under 1 KB; a timed run is sized for 1 GB/s.
   const size_t bytes = (size_t{192} << 20) * config.warehouses + (size_t{256} << 20) +
-                       static_cast<size_t>(config.transactions) * 4096 +
+                       static_cast<size_t>(config.transactions + config.warmup_transactions) * 4096 +
                        static_cast<size_t>(config.seconds * static_cast<double>(size_t{1} << 30));
   options.capacity_pages = bytes / config.page_size;
   options.disk.fraction = config.pool_fraction;  // E5 disk stack only
