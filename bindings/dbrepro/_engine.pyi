@@ -45,6 +45,9 @@ def run_tpcc(
 def ladder() -> list[dict[str, Any]]:
     """E1's removal ladder: step, label, component, page_size per step."""
 
+def run_config(**settings: Any) -> dict[str, Any]:
+    """A TPC-C run's every setting (as run_tpcc takes them), checked as a run checks them, defaults filled in."""
+
 def run_config_fields() -> list[dict[str, Any]]:
     """The settings of a TPC-C run: name, type, default, help."""
 

@@ -41,7 +41,7 @@ from typing import Any, Sequence
 
 from . import provenance
 from .result import RunResult
-from .tpcc import ConfigError, _integer
+from .tpcc import ConfigError, _integer, engine_config_error
 
 KIND = "key_cache"
 DISTRIBUTIONS = ("special", "uniform")
@@ -134,12 +134,11 @@ def _engine_checked(where: str, **settings: Any) -> dict[str, Any]:
     try:
         return dict(_engine.key_cache_config(**settings))
     except (ValueError, TypeError) as error:
-        name, _, reason = str(error).partition(": ")
-        if not reason or name not in {field["name"] for field in config_fields()}:
+        named = engine_config_error(error, (field["name"] for field in config_fields()))
+        if not isinstance(named, ConfigError):
             raise
-        if name == "index_fraction":  # the engine's one value is a value of this module's list
-            name = "index_fractions"
-        raise ConfigError(f"{where}.{name}" if where and where != name else name, reason) from None
+        name = "index_fractions" if named.parameter == "index_fraction" else named.parameter  # a value of the list
+        raise ConfigError(f"{where}.{name}" if where and where != name else name, named.reason) from None
 
 
 def _as_list(name: str, values: Any, what: str) -> list:

@@ -44,7 +44,7 @@ from typing import Any, Callable, Sequence
 
 from . import provenance
 from .result import FRAME_ROWS, RunResult
-from .tpcc import ConfigError
+from .tpcc import ConfigError, engine_config_error
 
 KIND = "openedge"
 STEP_NAMES = ("baseline", "bht", "mtdbs", "ssj")
@@ -73,15 +73,7 @@ def validate_config(**settings: Any) -> dict[str, Any]:
     try:
         return dict(_engine.openedge_config(**settings))
     except ValueError as error:
-        raise _config_error(error) from None
-
-
-def _config_error(error: ValueError) -> ValueError:
-    """The engine's "name: reason" as a ConfigError naming the setting."""
-    name, _, reason = str(error).partition(": ")
-    if reason and name in {f["name"] for f in config_fields()}:
-        return ConfigError(name, reason)
-    return error
+        raise engine_config_error(error, (field["name"] for field in config_fields())) from None
 
 
 def run_ladder(*, progress: Callable[[int, int], Any] | None = None, **settings: Any) -> RunResult:

@@ -33,7 +33,6 @@ DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
 # Limits the engine enforces too (engine/src/driver/run_config.cpp).
 WAREHOUSES_MAX = 65535
 PAGE_SIZE_MIN, PAGE_SIZE_MAX = 1024, 65536
-TERMINALS_MAX = 1024
 # The bindings take every integer as a signed 64-bit value: larger ones are
 # refused here with a line naming the parameter, not a pybind11 TypeError.
 _ENGINE_INT_MAX = (1 << 63) - 1
@@ -79,132 +78,26 @@ def _integer(name: str, value: Any, *, minimum: int, maximum: int | None = None)
     return value
 
 
-def _number(name: str, value: Any, *, minimum: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ConfigError(name, f"must be a finite number >= {minimum:g}, got {value!r}")
-    if value < minimum:
-        raise ConfigError(name, f"must be a finite number >= {minimum:g}, got {value!r}")
-    return float(value)
+def engine_config_error(error: ValueError, names) -> ValueError:
+    """The engine's "name: reason" as a ConfigError naming the setting, where
+    `name` is one of `names` (a settings table's); any other error unchanged."""
+    name, _, reason = str(error).partition(": ")
+    if reason and name in set(names):
+        return ConfigError(name, reason)
+    return error
 
 
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ConfigError(name, f"invalid choice {value!r} (allowed: {', '.join(allowed)})")
-    return value
-
-
-def _text(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(name, f"must be a string, got {value!r}")
-    return value
-
-
-def _disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_path, trace_format) -> dict[str, Any]:
-    """E5's options (stack "disk"); their defaults pass with any stack."""
-    fraction = _number("pool_fraction", pool_fraction, minimum=0.0)
-    if not 0.0 < fraction <= 1.0:
-        raise ConfigError("pool_fraction", f"must be in (0, 1], got {pool_fraction!r}")
-    if not isinstance(o_direct, bool):
-        raise ConfigError("o_direct", f"must be True or False, got {o_direct!r}")
-    options = {
-        "cache_policy": _choice("cache_policy", cache_policy, registry.policies()),
-        "pool_fraction": fraction,
-        "data_dir": _text("data_dir", data_dir),
-        "o_direct": o_direct,
-        "trace_path": _text("trace_path", trace_path),
-        "trace_format": _choice("trace_format", trace_format, TRACE_FORMATS),
-    }
-    if trace_path and stack != "disk":
-        raise ConfigError("trace_path", f"only the disk stack records traces (stack is {stack!r})")
-    return options
-
-
-def _page_size(value: Any) -> int:
-    allowed = f"0 (the stack's default) or a power of two in {PAGE_SIZE_MIN}..{PAGE_SIZE_MAX}"
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError("page_size", f"must be {allowed}, got {value!r}")
-    if value == 0:
-        return value
-    if not PAGE_SIZE_MIN <= value <= PAGE_SIZE_MAX or value & (value - 1):
-        raise ConfigError("page_size", f"must be {allowed}, got {value}")
-    return value
-
-
-def _mix(value: Any) -> dict[str, float]:
-    if not isinstance(value, Mapping):
-        raise ConfigError("mix", f"must be a mapping of transaction type to weight, got {value!r}")
-    unknown = [key for key in value if key not in TXN_TYPES]
-    if unknown:
-        raise ConfigError(
-            "mix", f"unknown transaction type {unknown[0]!r} (allowed: {', '.join(TXN_TYPES)})"
-        )
-    weights = {}
-    for txn_type in TXN_TYPES:  # omitted types weigh 0
-        weight = value.get(txn_type, 0.0)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-            raise ConfigError("mix", f"weight of {txn_type} must be a finite number >= 0, got {weight!r}")
-        if weight < 0:
-            raise ConfigError("mix", f"weight of {txn_type} must be >= 0, got {weight!r}")
-        weights[txn_type] = float(weight)
-    if sum(weights.values()) <= 0:
-        raise ConfigError("mix", "weights must sum to more than 0")
-    return weights
-
-
-def validate_config(
-    *,
-    warehouses: int,
-    transactions: int,
-    seconds: float,
-    mix: Mapping[str, float],
-    variant: str,
-    seed: int,
-    stack: str,
-    page_size: int,
-    key_compare: str,
-    meter: str,
-    log_dir: str,
-    progress_every: int,
-    check_consistency: bool,
-    cache_policy: str = "lru",
-    pool_fraction: float = 0.1,
-    data_dir: str = "",
-    o_direct: bool = True,
-    trace_path: str = "",
-    trace_format: str = "txt",
-    terminals: int = 1,
-    warmup_transactions: int = 0,
-) -> dict[str, Any]:
-    """The engine's keyword arguments, checked; raises ConfigError."""
-    config = {
-        "warehouses": _integer("warehouses", warehouses, minimum=1, maximum=WAREHOUSES_MAX),
-        "transactions": _integer("transactions", transactions, minimum=0),
-        "warmup_transactions": _integer("warmup_transactions", warmup_transactions, minimum=0),
-        "seconds": _number("seconds", seconds, minimum=0.0),
-        "mix": _mix(mix),
-        "variant": _choice("variant", variant, VARIANTS),
-        "seed": _integer("seed", seed, minimum=0),
-        "stack": _choice("stack", stack, registry.stack_names()),
-        "page_size": _page_size(page_size),
-        "key_compare": _choice("key_compare", key_compare, KEY_COMPARES),
-        "meter": _choice("meter", meter, METERS),
-        "log_dir": _text("log_dir", log_dir),
-        "progress_every": _integer("progress_every", progress_every, minimum=1),
-        "check_consistency": check_consistency,
-        **_disk_options(stack, cache_policy, pool_fraction, data_dir, o_direct, trace_path, trace_format),
-        "terminals": _integer("terminals", terminals, minimum=1, maximum=TERMINALS_MAX),
-    }
-    if config["terminals"] > 1 and stack not in registry.concurrent_stacks():
-        raise ConfigError("terminals", "more than 1 needs a stack with locking, latching and the main log "
-                          f"(allowed: {', '.join(registry.concurrent_stacks())}), got stack {stack}")
-    if config["terminals"] > 1 and config["trace_path"]:
-        raise ConfigError("trace_path", "a reference string is recorded by one terminal only (terminals 1)")
-    if config["terminals"] > 1 and meter != "none":
-        raise ConfigError("meter", "per-phase counters need terminals 1 (allowed with more: none)")
-    if not isinstance(check_consistency, bool):
-        raise ConfigError("check_consistency", f"must be True or False, got {check_consistency!r}")
-    if config["transactions"] == 0 and config["seconds"] == 0:
-        raise ConfigError("transactions", "must be > 0 unless seconds > 0 (a run needs a limit)")
+def validate_config(**settings: Any) -> dict[str, Any]:
+    """The engine's keyword arguments: every setting of a run (named as
+    run_config_fields() lists them), checked by the engine as a run checks
+    them (engine/src/driver/run_config.cpp), defaults filled in; raises
+    ConfigError naming the first bad one. The mix keeps every transaction
+    type, weight 0 where omitted."""
+    try:
+        config = dict(_engine().run_config(**settings))
+    except (ValueError, TypeError) as error:
+        raise engine_config_error(error, registry.run_parameters()) from None
+    config["mix"] = {txn_type: float(config["mix"].get(txn_type, 0.0)) for txn_type in TXN_TYPES}
     return config
 
 

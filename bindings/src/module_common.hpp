@@ -41,8 +41,7 @@ inline config::FieldInteger field_integer(const std::string& name, const py::han
   const unsigned long long n = PyLong_AsUnsignedLongLong(magnitude.ptr());
   if (n == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {  // beyond 64 bits
     PyErr_Clear();
-    throw std::invalid_argument(name + ": must be in 0.." + std::to_string(std::numeric_limits<u64>::max()) +
-                                ", got " + py::str(value).cast<std::string>());
+    throw std::invalid_argument(name + ": must fit in 64 bits, got " + py::str(value).cast<std::string>());
   }
   return config::FieldInteger{n, negative && n != 0};
 }

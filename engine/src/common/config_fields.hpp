@@ -73,6 +73,10 @@ T unsigned_in(const char* name, const FieldInteger& n, u64 lo, u64 hi) {
   return static_cast<T>(n.magnitude);
 }
 
+// The largest count or seed a record keeps: records are read back into
+// signed 64-bit columns (pandas), so a setting beyond it is refused by name.
+inline constexpr u64 kRecordIntegerMax = static_cast<u64>(std::numeric_limits<i64>::max());
+
 // An unsigned T in lo..hi (T's whole range by default).
 template <class T>
 T unsigned_of(const char* name, const FieldValue& value, u64 lo = 0, u64 hi = std::numeric_limits<T>::max()) {

@@ -73,10 +73,7 @@ const std::array<KeyCacheField, 15> kKeyCacheFields = {{
      [](KeyCacheRunConfig& c, const FieldValue& v) { c.seconds = float_of("seconds", v); },
      [](const KeyCacheRunConfig& c) { return FieldValue{c.seconds}; }},
     {"seed", FieldType::kUnsigned, "random seed of the queries",
-     // Up to 2^63-1, as every seed the Python API takes (records are read back into int64 columns).
-     [](KeyCacheRunConfig& c, const FieldValue& v) {
-       c.seed = unsigned_of<u64>("seed", v, 0, std::numeric_limits<i64>::max());
-     },
+     [](KeyCacheRunConfig& c, const FieldValue& v) { c.seed = unsigned_of<u64>("seed", v, 0, config::kRecordIntegerMax); },
      [](const KeyCacheRunConfig& c) { return integer(c.seed); }},
 }};
 
