@@ -129,10 +129,15 @@ def test_bad_native_options_get_one_line(native, args, message):
     assert done.stdout == ""
 
 
-def test_the_largest_seed_and_transactions_are_accepted(native):
-    done = run(native, "tpcc", "--seed", str(2**64 - 1), "--transactions", "50", timeout=120)
+def test_the_largest_seed_is_accepted_and_one_more_refused(native):
+    # A record's seed is read back into a signed 64-bit column: 2^63 - 1 is the
+    # largest the engine takes, from every interface (config::kRecordIntegerMax).
+    done = run(native, "tpcc", "--seed", str(2**63 - 1), "--transactions", "50", timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["config"]["seed"] == 2**64 - 1
+    assert json.loads(done.stdout)["config"]["seed"] == 2**63 - 1
+    refused = run(native, "tpcc", "--seed", str(2**63), "--transactions", "50", timeout=120)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "--seed: must be in 0..9223372036854775807" in refused.stderr
 
 
 # ---------------------------------------------------------------------------
