@@ -84,6 +84,7 @@ class Criteria:
     title: str
     paper_values: str
     claims: dict[str, Criterion]
+    scope: dict = field(default_factory=dict)  # which runs the claims judge (the file's optional `scope`)
 
     def __getitem__(self, claim_id: str) -> Criterion:
         return self.claims[claim_id]
@@ -140,7 +141,8 @@ def load_criteria(path_or_study) -> Criteria:
             raise ValueError(f"{path}: claim {spec['id']}: kind {spec['kind']!r} is neither count nor timed")
         spec = {**spec, "theirs": resolve_theirs(str(spec["theirs"]), paper)}
         claims[spec["id"]] = Criterion(spec)
-    return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims)
+    return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims,
+                    dict(data.get("scope") or {}))
 
 
 def check_band(band: dict, where: str) -> None:

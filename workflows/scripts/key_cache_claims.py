@@ -246,8 +246,8 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_p
 
     criteria = cc.load_criteria(criteria_path or "key_cache")
     mariadb = load_runs(mariadb_paths) if mariadb_paths else None
-    # The article's findings are about its cache size (the whole index fits); smaller caches are not claimed.
-    model = common.article_cache(load_runs(run_paths))
+    # The cells the criteria's scope names (the article's cache size: the whole index fits).
+    model = common.cells_at_fraction(load_runs(run_paths), float(criteria.scope["index_fraction"]))
     found = claims(model, common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason)
     return cc.write_claims(found, criteria, csv_path, md_path)
 

@@ -36,10 +36,15 @@ def with_fraction(frame: pd.DataFrame) -> pd.DataFrame:
     return frame if "index_fraction" in frame.columns else frame.assign(index_fraction=ARTICLE_FRACTION)
 
 
-def article_cache(frame: pd.DataFrame) -> pd.DataFrame:
-    """Only the cells run with the article's cache size (the whole index fits): what its claims compare."""
+def cells_at_fraction(frame: pd.DataFrame, fraction: float) -> pd.DataFrame:
+    """Only the cells run with the key buffer at `fraction` of the index."""
     frame = with_fraction(frame)
-    return frame[frame["index_fraction"] == ARTICLE_FRACTION].reset_index(drop=True)
+    return frame[frame["index_fraction"] == fraction].reset_index(drop=True)
+
+
+def article_cache(frame: pd.DataFrame) -> pd.DataFrame:
+    """Only the cells run with the article's cache size (the whole index fits)."""
+    return cells_at_fraction(frame, ARTICLE_FRACTION)
 
 
 def relative_gains(throughput: pd.DataFrame) -> pd.DataFrame:
