@@ -48,14 +48,6 @@ py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
   return parse_json(to_json(result));
 }
 
-// run_config(**settings): a run's every setting, checked as run_tpcc checks
-// them (tpcc::validate), defaults filled in.
-py::dict checked_run_config(const py::args& args, const py::kwargs& settings) {
-  const tpcc::RunConfig config = bindings::config_from("run_config", tpcc::run_fields(), args, settings);
-  tpcc::validate(config);
-  return bindings::config_to_python(tpcc::run_fields(), config);
-}
-
 }  // namespace
 
 void register_quantum(py::module_& m);  // quantum_module.cpp (E4)
@@ -79,13 +71,8 @@ PYBIND11_MODULE(_engine, m) {
   m.def("run_tpcc", &run_tpcc,
         "run_tpcc(progress=None, **settings): load a TPC-C database, run the transaction mix, check "
         "consistency; returns the result as a dict. Settings are named as run_config_fields() lists them.");
-  m.def("run_config", &checked_run_config,
-        "run_config(**settings): a TPC-C run's every setting, checked as run_tpcc checks them, defaults filled "
-        "in; ValueError names the first bad one.");
-  m.def(
-      "run_config_fields",
-      [] { return bindings::fields_table<tpcc::RunConfig>(tpcc::run_fields()); },
-      "The settings of a TPC-C run (engine/src/driver/run_config_fields.hpp): name, type, default, help.");
+  bindings::def_config<tpcc::RunConfig>(m, "run_config", tpcc::run_fields(), tpcc::validate,
+                                        "a TPC-C run (engine/src/driver/run_config_fields.hpp)");
   m.def(
       "ladder",
       [] {

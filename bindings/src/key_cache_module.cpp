@@ -53,15 +53,6 @@ py::dict table_info(const std::string& directory) {
                   py::arg("index_blocks") = meta.index_blocks, py::arg("k_index_height") = meta.k_index.height);
 }
 
-// key_cache_config(**settings): every setting but the table's directory,
-// checked as a run checks them, defaults filled in.
-py::dict checked_config(const py::args& args, const py::kwargs& settings) {
-  const keycache_driver::KeyCacheRunConfig config =
-      bindings::config_from("key_cache_config", keycache_driver::key_cache_fields(), args, settings);
-  keycache_driver::validate_settings(config);
-  return bindings::config_to_python(keycache_driver::key_cache_fields(), config);
-}
-
 // key_cache_run(**settings): settings by KeyCacheRunConfig's field names
 // (driver/key_cache_fields.hpp), each set through the table.
 py::dict run(const py::args& args, const py::kwargs& settings) {
@@ -124,11 +115,8 @@ void register_key_cache(py::module_& m) {
   m.def("key_cache_run", &run,
         "key_cache_run(**settings): select_random_points per (threads, points) cell, each segments value in turn "
         "(rotated per repeat). Settings are named as key_cache_config_fields() lists them; table_dir is needed.");
-  m.def("key_cache_config", &checked_config,
-        "key_cache_config(**settings): a model run's every setting, checked as key_cache_run checks them (the "
-        "table's directory aside), defaults filled in; ValueError names the first bad one.");
-  m.def(
-      "key_cache_config_fields",
-      [] { return bindings::fields_table<keycache_driver::KeyCacheRunConfig>(keycache_driver::key_cache_fields()); },
-      "E2: the settings of a model run (engine/src/driver/key_cache_fields.hpp): name, type, default, help.");
+  // The table's directory aside: a config is checked before its table is built.
+  bindings::def_config<keycache_driver::KeyCacheRunConfig>(
+      m, "key_cache_config", keycache_driver::key_cache_fields(), keycache_driver::validate_settings,
+      "E2's model run (engine/src/driver/key_cache_fields.hpp)");
 }

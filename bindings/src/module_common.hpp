@@ -140,6 +140,25 @@ py::list fields_table(const Fields& fields) {
   return rows;
 }
 
+// One settings table's pair of functions: NAME(**settings), every setting
+// checked by `check` (as a run checks them) with defaults filled in, and
+// NAME_fields(), the table as Python reads it. `what` says whose settings.
+template <class Config, class Fields, class Check>
+void def_config(py::module_& m, const std::string& name, const Fields& fields, Check check, const std::string& what) {
+  m.def(
+      name.c_str(),
+      [name, fields, check](const py::args& args, const py::kwargs& settings) {
+        const Config config = config_from(name.c_str(), fields, args, settings);
+        check(config);
+        return config_to_python(fields, config);
+      },
+      (name + "(**settings): " + what + ", every setting checked as a run checks it, defaults filled in; "
+       "ValueError names the first bad one.").c_str());
+  m.def(
+      (name + "_fields").c_str(), [fields] { return fields_table<Config>(fields); },
+      ("The settings of " + what + ": name, type, default, help.").c_str());
+}
+
 // A progress callback for a run that releases the GIL: at each tick it takes
 // the GIL, lets Python handle signals (Ctrl-C) and calls the user's callback
 // (only an explicit False stops the run). A Python exception stops the run

@@ -41,13 +41,6 @@ py::dict run_dict(const StepRun& run) {
       py::arg("frames") = run.frames);
 }
 
-// openedge_config(**settings): every setting, checked, defaults filled in.
-py::dict checked_config(const py::args& args, const py::kwargs& settings) {
-  const LadderConfig config = bindings::config_from("openedge_config", ladder_fields(), args, settings);
-  validate(config);
-  return bindings::config_to_python(ladder_fields(), config);
-}
-
 // openedge_ladder(progress=None, **settings): settings by LadderConfig's
 // field names (openedge/ladder_fields.hpp).
 py::dict ladder(const py::args& args, const py::kwargs& settings) {
@@ -90,11 +83,7 @@ void register_openedge(py::module_& m) {
         "openedge_ladder(progress=None, **settings): build Table1..Table7, then run the 7-table join for every "
         "user at each ladder step (interleaved, repeated) against servers on loopback TCP; per-run times, wire and "
         "access counters. Settings are named as openedge_config_fields() lists them.");
-  m.def("openedge_config", &checked_config,
-        "openedge_config(**settings): the ladder's every setting, checked as openedge_ladder checks them, "
-        "defaults filled in; ValueError names the first bad one.");
-  m.def(
-      "openedge_config_fields", [] { return bindings::fields_table<LadderConfig>(ladder_fields()); },
-      "The settings of an E3 ladder (engine/src/openedge/ladder_fields.hpp): name, type, default, help.");
+  bindings::def_config<LadderConfig>(m, "openedge_config", ladder_fields(), [](const LadderConfig& c) { validate(c); },
+                                     "an E3 ladder (engine/src/openedge/ladder_fields.hpp)");
   m.def("openedge_ladder_steps", &ladder_steps, "E3's ladder: each step's name, label and features.");
 }
