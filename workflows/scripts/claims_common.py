@@ -85,6 +85,7 @@ class Criteria:
     paper_values: str
     claims: dict[str, Criterion]
     scope: dict = field(default_factory=dict)  # which runs the claims judge (the file's optional `scope`)
+    attribution: dict = field(default_factory=dict)  # how claims.md names a mechanism (optional `attribution`)
 
     def __getitem__(self, claim_id: str) -> Criterion:
         return self.claims[claim_id]
@@ -142,7 +143,7 @@ def load_criteria(path_or_study) -> Criteria:
         spec = {**spec, "theirs": resolve_theirs(str(spec["theirs"]), paper)}
         claims[spec["id"]] = Criterion(spec)
     return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims,
-                    dict(data.get("scope") or {}))
+                    dict(data.get("scope") or {}), dict(data.get("attribution") or {}))
 
 
 def check_band(band: dict, where: str) -> None:

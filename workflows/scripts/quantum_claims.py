@@ -30,9 +30,6 @@ import claims_common as cc
 from claims_common import ClaimResult
 from quantum_prediction import finishing_order_gain_pct
 
-MIN_WORK_SAVED_PCT = 1.0  # CPU time per session lower by at least this, to name work saved as the mechanism
-
-
 def quanta(rows: pd.DataFrame) -> list[int]:
     return sorted(int(float(q)) for q in rows["quantum_ms"].unique() if q != "fair")
 
@@ -140,8 +137,9 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
         found.append(ClaimResult(c, f"{d_short:.3f} s at Q={short} -> {d_long:.3f} s at Q={long} ms, {high}/CPU"
                                     f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
         c = k["spread_over_q_constant"]
-        # The article's quanta from 20 ms up; all of ours if that leaves fewer than two.
-        compared = [q for q in qs if q >= 20] if len([q for q in qs if q >= 20]) >= 2 else qs
+        # The article's quanta (from quanta_from_ms up); all of ours if that leaves fewer than two.
+        article_quanta = [q for q in qs if q >= int(c.quanta_from_ms)]
+        compared = article_quanta if len(article_quanta) >= 2 else qs
         ratios = [r for r in (at(cpu, q, high, "delta_over_q") for q in compared) if r == r and r > 0]
         outcome = _unmet(c, s)
         if outcome is None:
@@ -170,7 +168,8 @@ def pct_drop(a: float, b: float) -> float:
 class Effect:
     """What a longer quantum did for one configuration at `spc` sessions per CPU."""
 
-    def __init__(self, rows: pd.DataFrame, spc: int):
+    def __init__(self, rows: pd.DataFrame, spc: int, attribution: dict):
+        self.attribution = attribution
         qs = quanta(rows)
         self.short, self.long, self.spc = qs[0], qs[-1], spc
         s, l_ = self.short, self.long
@@ -190,7 +189,8 @@ class Effect:
     @property
     def work_saved(self) -> bool:
         floor = self.work_floor if self.spc > 1 and self.work_floor == self.work_floor else 0.0
-        return self.work >= MIN_WORK_SAVED_PCT and self.work_beyond_noise and self.work > floor
+        return (self.work >= float(self.attribution["work_saved_min_pct"]) and self.work_beyond_noise
+                and self.work > floor)
 
     @property
     def mechanism(self) -> str:
@@ -198,12 +198,12 @@ class Effect:
             return "work saved (less CPU time per session)"
         if not self.gain > 0:
             return "none (no gain)"
-        if self.order >= 0.5 * self.gain:
+        if self.order >= float(self.attribution["finishing_order_share"]) * self.gain:
             return "finishing order (no work saved)"
         return "neither finishing order nor work saved (noise or other load)"
 
 
-def mechanisms(runs: pd.DataFrame) -> list[str]:
+def mechanisms(runs: pd.DataFrame, attribution: dict) -> list[str]:
     """Per scheduler, placement and workload at the most sessions per CPU: the gain, what finishing order
     predicts of it, the work saved, switches and refill per session, and the mechanism."""
     lines = []
@@ -211,7 +211,7 @@ def mechanisms(runs: pd.DataFrame) -> list[str]:
     for (scheduler, placement, workload), rows in runs.groupby(["scheduler", "placement", "workload"], sort=True):
         if scheduler == "os_fair" or len(quanta(rows)) < 2:
             continue
-        e = Effect(rows, high)
+        e = Effect(rows, high, attribution)
         refill = ", ".join(f"{v * 1000:.2f} ms" if v == v else "not measured" for v in e.refill.values())
         lines.append(
             f"- **{scheduler}, {placement}, {workload}, {high}/CPU**, Q {e.short} -> {e.long} ms: mean "
@@ -249,7 +249,7 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
         "let some finish early; no work is saved) or by saving work (fewer switches, less cache refill: less "
         "CPU time per session). runs.csv has the round-robin prediction of finishing order beside every point "
         "and the residual; the switch cost and refill per session come from an in-run regression of each unit "
-        "of work's CPU time on the switches inside it.", "", *mechanisms(runs)])
+        "of work's CPU time on the switches inside it.", "", *mechanisms(runs, criteria.attribution)])
     table = cc.write_claims(found, criteria, csv_path, md_path, extra_markdown=effects_text)
     print(f"{len(table)} claims -> {csv_path}", file=sys.stderr)
     return table
