@@ -239,7 +239,9 @@ std::string to_json(const BuildInfo& info) {
       .field("cxx_flags", info.cxx_flags)
       .field("build_type", info.build_type)
       .field("cxx_standard", info.cxx_standard)
-      .field("version", info.version);
+      .field("version", info.version)
+      .field("perf_meter", info.perf_meter)
+      .field("perf_meter_why", info.perf_meter_why);
   w.end_object();
   return std::move(w).str();
 }
