@@ -53,6 +53,19 @@ def test_timed_runs_are_interleaved(python, repo, tmp_path):
             assert inputs == set(), block
 
 
+@pytest.mark.parametrize("name, threads", [("smoke", 1), ("quick", 2)])
+def test_timed_runs_claim_every_core_unless_the_profile_times_nothing(python, repo, tmp_path, name, threads):
+    # quick and full: a timed run holds both cores; smoke (timed_runs_alone false) lets one other job beside
+    # it. Either way no two timed runs overlap (timed=1).
+    done = snakemake(python, repo, tmp_path, "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
+    blocks = job_blocks(done.stdout + done.stderr, "tpcc_run")
+    assert blocks
+    for block in blocks:
+        assert "timed=1" in block, block
+        # Snakemake prints no threads line for one thread.
+        assert (f"threads: {threads}" in block) if threads > 1 else ("threads:" not in block), block
+
+
 @pytest.mark.parametrize(
     "config_text, complaint",
     [

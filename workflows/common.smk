@@ -128,8 +128,9 @@ def after_previous_repeat(pattern, grid):
 
 
 # A timed run claims every core, so that no other job (a callgrind count, a
-# plot) runs beside it and disturbs its clock.
-TIMED_THREADS = workflow.cores
+# plot) runs beside it and disturbs its clock; a profile that times nothing
+# (smoke: timed_runs_alone false) lets one other job run beside it.
+TIMED_THREADS = workflow.cores if config["timed_runs_alone"] else 1
 
 # Timed rules declare `resources: timed=1` so that no two of them ever run at
 # the same time. If the command line did not limit `timed`, limit it here:
