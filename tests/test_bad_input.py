@@ -89,7 +89,7 @@ def changed(config, path: str, value):
         ("key_cache.segments", [1, 2], "key_cache.segments", "0 = off, required"),
         ("quantum.quanta_ms", [10], "quantum.quanta_ms", "is too short"),
         # unknown settings (typos), at every level
-        ("repeat", 2, "", "unknown setting 'repeat' (allowed: profile, repeats, tpcc,"),
+        ("repeat", 2, "", "unknown setting 'repeat' (allowed: profile, repeats, timed_runs_alone, tpcc,"),
         ("tpcc.warehouse", [1], "tpcc", "unknown setting 'warehouse' (allowed: warehouses, variants,"),
         ("looking_glass.ladder.step", [0], "looking_glass.ladder", "unknown setting 'step' (allowed: warehouses,"),
         # a bad profile name

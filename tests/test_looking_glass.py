@@ -121,8 +121,11 @@ def test_the_study_is_part_of_the_default_target(python, repo, tmp_path):
 
 
 def test_timed_ladder_runs_are_interleaved_and_alone(python, repo, tmp_path):
+    # Smoke's grid, with timed runs alone as quick and full have them (smoke itself times nothing).
+    alone = tmp_path / "alone.yaml"
+    alone.write_text("timed_runs_alone: true\n")
     done = snakemake(python, repo, tmp_path, "looking_glass", "-n", "--cores", "2",
-                     "--configfile", str(profile(repo, "smoke")))
+                     "--configfile", str(profile(repo, "smoke")), str(alone))
     output = done.stdout + done.stderr
     config = yaml.safe_load(profile(repo, "smoke").read_text())
     steps = config["looking_glass"]["ladder"]["steps"]
