@@ -4,7 +4,7 @@ namespace dbrepro {
 
 BuildInfo build_info() {
   return BuildInfo{DBREPRO_COMPILER, DBREPRO_CXX_FLAGS, DBREPRO_BUILD_TYPE, std::to_string(__cplusplus / 100),
-                   DBREPRO_VERSION, DBREPRO_PERF_METER != 0, DBREPRO_PERF_METER_WHY};
+                   DBREPRO_VERSION};
 }
 
 }  // namespace dbrepro

@@ -10,8 +10,6 @@ struct BuildInfo {
   std::string build_type;
   std::string cxx_standard;
   std::string version;
-  bool perf_meter = false;      // E1's stacks compiled with the perf_event meter (cmake/PerfMeter.cmake)
-  std::string perf_meter_why;   // why it is or is not
 };
 
 BuildInfo build_info();

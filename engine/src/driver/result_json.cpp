@@ -239,9 +239,7 @@ std::string to_json(const BuildInfo& info) {
       .field("cxx_flags", info.cxx_flags)
       .field("build_type", info.build_type)
       .field("cxx_standard", info.cxx_standard)
-      .field("version", info.version)
-      .field("perf_meter", info.perf_meter)
-      .field("perf_meter_why", info.perf_meter_why);
+      .field("version", info.version);
   w.end_object();
   return std::move(w).str();
 }

@@ -13,7 +13,6 @@
 #include <type_traits>
 
 #include "common/temp_file.hpp"
-#include "driver/build_info.hpp"
 #include "driver/run.hpp"
 #include "kernel/mem_engine.hpp"
 #include "measure/callgrind_marks.hpp"
@@ -252,7 +251,6 @@ RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
 
   RunResult result;
   if (config.meter == "perf") {
-#if DBREPRO_PERF_METER
     PerfCounters counters;
     if (!counters.open())
       throw std::runtime_error("meter perf: hardware counters unavailable: " + counters.error() +
@@ -266,10 +264,6 @@ RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
     result.counters.read_cost_cycles = counters.read_cost().cycles;
     result.log_bytes_written = engine.log().bytes_written();
     result.log_syncs = engine.log().syncs();
-#else
-    throw std::runtime_error("meter perf: this build has no perf_event meter (" + build_info().perf_meter_why +
-                             "); rebuild with -DDBREPRO_PERF_METER=ON, or count instructions with callgrind");
-#endif
   } else {
     Engine<S> engine(options);
     result = run_on(engine, config, progress, nullptr);
