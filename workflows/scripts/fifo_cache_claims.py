@@ -131,10 +131,14 @@ def hit_ratio_at_scale(scale: pd.DataFrame, c: cc.Criterion, paper) -> ClaimResu
     if ratios.empty:
         return ClaimResult(c, "n/a", cc.inconclusive("no soqol run in the scale sweep"))
     most = int(ratios.index[-1])
+    pages = int(scale_rows(scale)["database_pages"].iloc[-1])
+    setup = paper["setup"]
     return cc.count_result(
         c, f"{ratios.iloc[-1]:.1f}% (soqol, 10% of the database's pages, {most} warehouse(s), one terminal)",
         float(ratios.iloc[-1]),
-        f"{most} warehouse(s) is as far as this profile goes, against the article's {paper['setup']['warehouses']}"
+        f"{most} warehouse(s) ({pages:,} pages) is as far as this profile goes, against the article's "
+        f"{setup['warehouses']} ({setup['database_gb']} GB): our database is built in memory before it is written "
+        "to its file, so a profile goes no further than the machine's memory holds (docs/fifo_cache.md)"
         + cold_start(scale))
 
 
