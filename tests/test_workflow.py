@@ -32,6 +32,29 @@ def test_dry_run_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "figure") == captions - (not config["key_cache"]["mariadb"]["enabled"]), output
 
 
+@pytest.mark.parametrize("name", PROFILES)
+def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(python, repo, tmp_path, name):
+    """Each warehouse count's cells come from one job (its database loaded
+    once per policy, fifo_cache.run_cells), whose outputs are every policy
+    at every fraction of that count."""
+    done = snakemake(python, repo, tmp_path, "-n", "-p", "--configfile", str(profile(repo, name)))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    fc = yaml.safe_load(profile(repo, name).read_text())["fifo_cache"]
+    assert job_count(output, "fifo_cache_scale_cells") == len(fc["scale_warehouses"]), output
+    assert job_count(output, "fifo_cache_scale_run") == 0
+    blocks = job_blocks(output, "fifo_cache_scale_cells")
+    percents = [f"{fraction * 100:g}" for fraction in fc["scale_fractions"]]
+    outputs = {w: {f"results/raw/fifo_cache/scale/{p}_w{w}_p{pct}.json" for p in fc["scale_policies"] for pct in percents}
+               for w in fc["scale_warehouses"]}
+    for block in blocks:
+        produced = set(re.findall(r"results/raw/fifo_cache/scale/\S+?\.json", block.split("output:")[1].split("log:")[0]))
+        assert produced in outputs.values(), block
+    assert len(blocks) == len(fc["scale_warehouses"])
+    commands = re.findall(r"-m dbrepro\.fifo_cache cells .*", output)
+    assert len(commands) == len(fc["scale_warehouses"]) and all("{policy}" in c and "{percent}" in c for c in commands)
+
+
 def test_default_config_is_the_quick_profile(python, repo, tmp_path):
     done = snakemake(python, repo, tmp_path, "-n")
     assert done.returncode == 0, done.stderr

@@ -5,7 +5,8 @@
 #    waits on the hit path, I/O per transaction);
 #  - scale sweep: one single-terminal run per policy, pool fraction (of the
 #    database's pages) and warehouse count (hit ratio and page reads per
-#    transaction are counts, deterministic for a seed);
+#    transaction are counts, deterministic for a seed); one job per warehouse
+#    count, its database loaded once per policy, each fraction a forked copy;
 #  - page reference strings recorded at several warehouse counts, replayed
 #    through every policy at fractions of the database's pages and of the
 #    trace's distinct pages (the curve toward the article's 250 warehouses).
@@ -106,31 +107,33 @@ rule fifo_cache_throughput_table:
         "scripts/fifo_cache_table.py"
 
 
-rule fifo_cache_scale_run:
-    """One single-terminal run of the scale sweep: policy, warehouses, pool at
-    percent% of the database's pages. Its counts do not depend on the clock,
-    so it is not a timed run; the consistency check (which reads the whole
-    database through the pool, long at 10+ warehouses) is left to the timed
-    grid and the tests."""
+rule fifo_cache_scale_cells:
+    """Every single-terminal run of the scale sweep at one warehouse count:
+    each policy, the pool at each percent of the database's pages. One
+    process loads the database once per policy and runs each fraction on a
+    forked copy (fifo_cache.run_cells; each cell counts what a run of its own
+    counts). Its counts do not depend on the clock, so it is not a timed run;
+    the consistency check (which reads the whole database through the pool,
+    long at 10+ warehouses) is left to the timed grid and the tests."""
     output:
-        record=FC_SCALE_RUN,
+        records=expand(FC_SCALE_RUN, policy=FC["scale_policies"], percent=FC_SCALE_GRID["percent"], allow_missing=True),
     log:
-        log_path(FC_STUDY, "scale/{policy}_w{warehouses}_p{percent}"),
+        log_path(FC_STUDY, "scale/w{warehouses}"),
     wildcard_constraints:
-        policy="|".join(FC["scale_policies"]),
         warehouses=r"[0-9]+",
-        percent=r"[0-9.]+",
     params:
+        policies=FC["scale_policies"],
+        fractions=FC["scale_fractions"],
         transactions=FC["scale_transactions"],
         warmup=FC["scale_warmup_transactions"],
         seed=FC["seed"],
-        fraction=lambda wildcards: float(wildcards.percent) / 100,
+        out=lambda wildcards: FC_SCALE_RUN,  # as written: run_cells fills in {policy}, {warehouses}, {percent}
     threads: 1
     shell:
-        "{PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
+        "{PYTHON} -m dbrepro.fifo_cache cells --policies {params.policies} --pool-fractions {params.fractions}"
         " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
         " --warmup-transactions {params.warmup} --seed {params.seed}"
-        " --no-consistency-check --out {output.record:q} > {log:q} 2>&1"
+        " --no-consistency-check --out {params.out:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_scale_table:

@@ -127,6 +127,18 @@ def available_cpus() -> list[int]:
 
 # ---- E5 FIFO cache (fifo_cache_module.cpp) -------------------------------------
 
+class LoadedDisk:
+    """E5: a TPC-C database loaded on the disk stack; each forked copy runs one cell."""
+
+    def run_cell(self, *, pool_fraction: float, progress: Callable[[int, int], bool | None] | None = None) -> dict[str, Any]:
+        """Run the mix with the pool at pool_fraction of the database's pages,
+        once per copy (RuntimeError on a second call); the result as run_tpcc's."""
+
+def load_disk(**settings: Any) -> LoadedDisk:
+    """E5: load the TPC-C database of a disk-stack run (settings as
+    run_tpcc's, stack "disk", no trace, meter "none"); pool_fraction is each
+    cell's. ValueError names a bad setting before anything loads."""
+
 def cache_simulate(*, policy: str, trace: Sequence[int], capacity: int, warmup: int = 0) -> dict[str, Any]:
     """E5: replay a page-id reference string through a policy of `capacity` pages:
     policy, capacity, requests, hits, misses, hit_locks, hit_ratio (of the

@@ -24,6 +24,8 @@ Command line (what the workflow calls):
 
     python -m dbrepro.fifo_cache run --policy soqol --pool-fraction 0.1 --warehouses 1 --transactions 20000 \
         --warmup-transactions 20000 --out r.json
+    python -m dbrepro.fifo_cache cells --policies lru soqol --pool-fractions 0.05 0.1 --warehouses 10 \
+        --transactions 20000 --warmup-transactions 20000 --out 'scale/{policy}_w{warehouses}_p{percent}.json'
     python -m dbrepro.fifo_cache trace --warehouses 1 --transactions 2000 --warmup-transactions 2000 \
         --out trace.txt --record trace.json
 """
@@ -41,6 +43,12 @@ from .tpcc import TRACE_FORMATS, ConfigError, _integer
 
 # The TPC-C specification's mix (clause 5.2.3 minimums, as HammerDB runs it).
 FULL_MIX = {"new_order": 45.0, "payment": 43.0, "order_status": 4.0, "delivery": 4.0, "stock_level": 4.0}
+
+
+def _disk_settings(policy: str, pool_fraction: float, mix: Mapping[str, float] | None, **settings: Any) -> dict[str, Any]:
+    """tpcc.run's arguments for a run on the disk stack (full mix by default, spec inputs)."""
+    return dict(settings, mix=FULL_MIX if mix is None else mix, variant="spec", stack="disk", cache_policy=policy,
+                pool_fraction=pool_fraction)
 
 
 def run(
@@ -63,22 +71,111 @@ def run(
     Further keyword arguments go to `tpcc.run` unchanged (e.g. `terminals`
     where the engine has them).
     """
-    return tpcc.run(
-        warehouses=warehouses,
-        transactions=transactions,
-        warmup_transactions=warmup_transactions,
-        seconds=seconds,
-        mix=FULL_MIX if mix is None else mix,
-        variant="spec",
-        seed=seed,
-        progress=progress,
-        stack="disk",
-        cache_policy=policy,
-        pool_fraction=pool_fraction,
-        data_dir=data_dir,
-        o_direct=o_direct,
-        **engine,
-    )
+    return tpcc.run(**_disk_settings(
+        policy, pool_fraction, mix, warehouses=warehouses, transactions=transactions,
+        warmup_transactions=warmup_transactions, seconds=seconds, seed=seed, progress=progress, data_dir=data_dir,
+        o_direct=o_direct, **engine))
+
+
+def cell_path(out: str, policy: str, warehouses: int, pool_fraction: float) -> Path:
+    """A cell's record: `out` with {policy}, {warehouses} and {percent} (the
+    fraction in percent, as `%g` writes it) filled in."""
+    try:
+        return Path(out.format(policy=policy, warehouses=warehouses, percent=f"{pool_fraction * 100:g}"))
+    except (KeyError, IndexError, ValueError) as error:
+        raise ConfigError("out", f"{out!r} is not a path with {{policy}}, {{warehouses}} and {{percent}} ({error!r})") from None
+
+
+def run_cells(
+    policies: Sequence[str],
+    fractions: Sequence[float],
+    out: str,
+    *,
+    warehouses: int = 1,
+    transactions: int = 20_000,
+    warmup_transactions: int = 0,
+    mix: Mapping[str, float] | None = None,
+    seed: int = 1,
+    data_dir: str = "",
+    o_direct: bool = True,
+    check_consistency: bool = True,
+) -> list[Path]:
+    """Every policy at every pool fraction at one warehouse count (E5's scale
+    sweep), each cell's record written to `cell_path(out, ...)`; their paths.
+
+    The database is loaded once per policy (the policy is compiled into the
+    engine that holds it) and each fraction runs in a forked child, whose
+    copy-on-write memory leaves the loaded database pristine: the child
+    writes the file afresh and drops it from the kernel's page cache, as a run
+    of its own does, so each cell counts what `run(policy, fraction, ...)`
+    counts for the same seed. A child that fails stops the sweep with an
+    error naming its cell (its own error is on stderr above).
+    """
+    from . import _engine
+    from .records import write_record
+
+    settings = dict(warehouses=warehouses, transactions=transactions, warmup_transactions=warmup_transactions,
+                    seed=seed, data_dir=data_dir, o_direct=o_direct, check_consistency=check_consistency)
+    if not policies or not fractions:
+        raise ConfigError("policies" if not policies else "fractions", "at least one is needed")
+    for policy in policies:  # every cell's settings checked before any load
+        for fraction in fractions:
+            tpcc.validate_config(**_disk_settings(policy, fraction, mix, **settings))
+    paths = {cell_path(out, policy, warehouses, fraction) for policy in policies for fraction in fractions}
+    if len(paths) < len(policies) * len(fractions):
+        raise ConfigError("out", f"{out!r} gives {len(paths)} paths to {len(policies) * len(fractions)} cells "
+                                 "(a policy or fraction twice, or {policy} or {percent} missing)")
+    written = []
+    for policy in policies:
+        loaded = _engine.load_disk(**tpcc.validate_config(**_disk_settings(policy, fractions[0], mix, **settings)))
+        for fraction in fractions:
+            path = cell_path(out, policy, warehouses, fraction)
+
+            def cell() -> None:
+                result = tpcc.measured(lambda: loaded.run_cell(pool_fraction=fraction))
+                write_record(result, path)
+                print(summary(result), flush=True)
+                if result.consistent is False:
+                    raise RuntimeError("TPC-C's consistency check failed (the record says which condition)")
+
+            _run_forked(cell, f"{policy} at {fraction:g} of {warehouses} warehouses")
+            written.append(path)
+        del loaded
+    return written
+
+
+def summary(result: RunResult) -> str:
+    """One line of a disk-stack run: hit ratio, I/O, NOPM and TPM."""
+    pool = result.metrics["pool"]
+    frame = result.to_frame()
+    return (f"{pool['policy']} at {pool['fraction']:.0%}: hit ratio {pool['hit_ratio']:.4f}, {pool['reads']} reads, "
+            f"{pool['writes']} writes, NOPM {frame['nopm'].iloc[0]:.0f}, TPM {frame['tpm'].iloc[0]:.0f}")
+
+
+def _run_forked(cell: Any, name: str) -> None:
+    """cell() in a forked child; raises RuntimeError naming the cell unless
+    the child exits 0."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        status = 1
+        try:
+            cell()
+            status = 0
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+    _, wait_status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(wait_status)
+    if code != 0:
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        raise RuntimeError(f"cell {name}: its process ended with {how}")
 
 
 def record_trace(
@@ -174,6 +271,22 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--no-consistency-check", action="store_true",
                         help="skip TPC-C's consistency check after the run (it reads every page through the pool)")
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
+    cells = commands.add_parser(
+        "cells", help="every policy at every pool fraction at one warehouse count: the database loaded once per "
+                      "policy, each fraction run on a forked copy (E5's scale sweep)")
+    cells.add_argument("--policies", nargs="+", required=True, help=f"of {', '.join(registry.policies())}")
+    cells.add_argument("--pool-fractions", nargs="+", type=float, required=True)
+    cells.add_argument("--warehouses", type=int, default=1)
+    cells.add_argument("--transactions", type=int, default=20_000)
+    cells.add_argument("--warmup-transactions", type=int, default=0,
+                       help="run this many first, uncounted (the pool reaches its steady state)")
+    cells.add_argument("--seed", type=int, default=1)
+    cells.add_argument("--data-dir", default="")
+    cells.add_argument("--no-o-direct", action="store_true", help="use the kernel's page cache for the file")
+    cells.add_argument("--no-consistency-check", action="store_true",
+                       help="skip TPC-C's consistency check after each cell (it reads every page through the pool)")
+    cells.add_argument("--out", required=True,
+                       help="each cell's record (JSON): a path with {policy}, {warehouses} and {percent}")
     tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run")
     tracer.add_argument("--warehouses", type=int, default=1)
     tracer.add_argument("--transactions", type=int, default=2_000)
@@ -192,6 +305,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = "python -m dbrepro.fifo_cache"
     args = _parser().parse_args(argv)
     try:
+        if args.command == "cells":
+            for policy in args.policies:  # fail now, not after the runs
+                for fraction in args.pool_fractions:
+                    _check_writable(str(cell_path(args.out, policy, args.warehouses, fraction)))
+            run_cells(args.policies, args.pool_fractions, args.out, warehouses=args.warehouses,
+                      transactions=args.transactions, warmup_transactions=args.warmup_transactions, seed=args.seed,
+                      data_dir=args.data_dir, o_direct=not args.no_o_direct,
+                      check_consistency=not args.no_consistency_check)
+            return 0
         _check_writable(args.out)  # fail now, not after the run
         if args.command == "trace":
             if args.record:
@@ -229,10 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
-    pool = result.metrics["pool"]
-    frame = result.to_frame()
-    print(f"{pool['policy']} at {pool['fraction']:.0%}: hit ratio {pool['hit_ratio']:.4f}, "
-          f"{pool['reads']} reads, {pool['writes']} writes, NOPM {frame['nopm'].iloc[0]:.0f}, TPM {frame['tpm'].iloc[0]:.0f}")
+    print(summary(result))
     return 0 if result.consistent is not False else 1
 
 

@@ -275,24 +275,36 @@ def run(
     )
     callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
     engine = _engine()
+
+    def engine_run() -> Mapping[str, Any]:
+        try:
+            return engine.run_tpcc(**config, progress=callback)
+        finally:
+            if progress_line is not None:
+                progress_line.close()
+
+    return measured(engine_run)
+
+
+def measured(engine_run: Callable[[], Mapping[str, Any]]) -> RunResult:
+    """The RunResult of an engine call that returns a run's dict (run_tpcc,
+    E5's LoadedDisk.run_cell): the provenance taken before it, the host's
+    wall time, CPU time and load average around it."""
     run_provenance = provenance.collect()  # before the run: it spawns git/valgrind
 
     loadavg_before = _loadavg()
     cpu_before = _process_cpu_seconds()
     wall_before = time.perf_counter()
-    try:
-        raw = engine.run_tpcc(**config, progress=callback)
-    finally:
-        if progress_line is not None:
-            progress_line.close()
+    raw = engine_run()
     wall_seconds = time.perf_counter() - wall_before
     process_cpu_seconds = _process_cpu_seconds() - cpu_before
     loadavg_after = _loadavg()
 
     host_metrics = {
-        # Whole call as seen from Python (load + run + checks), and this
-        # process's CPU time over it; the engine's own numbers cover the
-        # measured phase only.
+        # Whole call as seen from Python (a run: load + run + checks; E5's
+        # loaded cell: its file write + run + checks, the load being
+        # load_seconds), and this process's CPU time over it; the engine's
+        # own numbers cover the measured phase only.
         "wall_seconds": wall_seconds,
         "process_cpu_seconds": process_cpu_seconds,
         "loadavg_before": loadavg_before,

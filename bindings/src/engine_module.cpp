@@ -26,8 +26,6 @@ using namespace dbrepro;
 
 namespace {
 
-py::object parse_json(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
-
 // run_tpcc(progress=None, **settings): settings by RunConfig's field names
 // (driver/run_config_fields.hpp), each checked as it is set.
 py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
@@ -45,7 +43,7 @@ py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
     result = tpcc::run(config, tick);
   }
   if (pending) throw std::move(*pending);
-  return parse_json(to_json(result));
+  return bindings::parse_json(to_json(result));
 }
 
 }  // namespace
@@ -98,7 +96,7 @@ PYBIND11_MODULE(_engine, m) {
       "policies",
       [] { return std::vector<std::string>(cache::kPolicyNames.begin(), cache::kPolicyNames.end()); },
       "The page replacement policies of the page cache (engine/src/cache/policies.hpp), in order.");
-  m.def("build_info", [] { return parse_json(to_json(build_info())); }, "How the engine was built.");
+  m.def("build_info", [] { return bindings::parse_json(to_json(build_info())); }, "How the engine was built.");
   register_quantum(m);
   register_key_cache(m);
   register_fifo_cache(m);

@@ -1,17 +1,24 @@
-// E5's Python face beyond TPC-C runs: replay a page reference string through
-// a replacement policy (the trace simulator), and read or write traces in
-// libCacheSim's formats. Replays release the GIL.
+// E5's Python face beyond TPC-C runs: a database loaded once and run as
+// several cells (one forked copy each, driver/loaded_disk.hpp); replay a page
+// reference string through a replacement policy (the trace simulator), and
+// read or write traces in libCacheSim's formats. Loads, runs and replays
+// release the GIL.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "module_common.hpp"
 #include "cache/policies.hpp"
 #include "cache/simulator.hpp"
 #include "cache/trace_file.hpp"
+#include "driver/loaded_disk.hpp"
+#include "driver/result_json.hpp"
+#include "driver/run_config_fields.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
@@ -41,9 +48,38 @@ py::dict simulate(const std::string& policy, const std::vector<u64>& trace, i64 
                   py::arg("hit_locks") = stats.hit_locks, py::arg("hit_ratio") = stats.hit_ratio());
 }
 
+// load_disk(**settings): settings by RunConfig's field names, as run_tpcc.
+std::unique_ptr<tpcc::LoadedDisk> load_disk(const py::args& args, const py::kwargs& settings) {
+  const tpcc::RunConfig config = bindings::config_from("load_disk", tpcc::run_fields(), args, settings);
+  tpcc::validate(config);  // before the GIL is released: errors become ValueError
+  py::gil_scoped_release release;
+  return tpcc::load_disk(config);
+}
+
+py::object run_cell(tpcc::LoadedDisk& loaded, double pool_fraction, const py::object& progress) {
+  std::optional<py::error_already_set> pending;
+  tpcc::ProgressFn tick = bindings::python_tick(progress, pending);
+  tpcc::RunResult result;
+  {
+    py::gil_scoped_release release;
+    result = loaded.run_cell(pool_fraction, tick);
+  }
+  if (pending) throw std::move(*pending);
+  return bindings::parse_json(to_json(result));
+}
+
 }  // namespace
 
 void register_fifo_cache(py::module_& m) {
+  py::class_<tpcc::LoadedDisk>(m, "LoadedDisk",
+                               "E5: a TPC-C database loaded on the disk stack (driver/loaded_disk.hpp); each forked "
+                               "copy runs one cell with run_cell.")
+      .def("run_cell", &run_cell, py::kw_only(), py::arg("pool_fraction"), py::arg("progress") = py::none(),
+           "Run the mix with the pool at pool_fraction of the database's pages; once per copy. Returns the result "
+           "as run_tpcc does.");
+  m.def("load_disk", &load_disk,
+        "load_disk(**settings): load the TPC-C database of a disk-stack run (settings as run_tpcc's; "
+        "pool_fraction is each cell's), for run_cell in forked copies.");
   m.def("cache_simulate", &simulate, py::kw_only(), py::arg("policy"), py::arg("trace"), py::arg("capacity"),
         py::arg("warmup") = 0,
         "E5: replay a page-id reference string through a policy of `capacity` pages; hits and misses of the "

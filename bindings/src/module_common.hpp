@@ -159,6 +159,9 @@ void def_config(py::module_& m, const std::string& name, const Fields& fields, C
       ("The settings of " + what + ": name, type, default, help.").c_str());
 }
 
+// The engine's one JSON serialisation of a result, as Python objects.
+inline py::object parse_json(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
 // A progress callback for a run that releases the GIL: at each tick it takes
 // the GIL, lets Python handle signals (Ctrl-C) and calls the user's callback
 // (only an explicit False stops the run). A Python exception stops the run

@@ -66,6 +66,10 @@ void DiskFile::write(PageId pid, const std::byte* page) const {
   }
 }
 
+void DiskFile::resize(u64 pages) const {
+  if (::ftruncate(fd_, static_cast<off_t>(pages * page_size_)) != 0) fail("resize", path_);
+}
+
 void DiskFile::begin_bulk_write() {
   if (bulk_fd_ >= 0) return;
   bulk_fd_ = ::open(path_.c_str(), O_RDWR);

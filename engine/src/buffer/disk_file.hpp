@@ -19,6 +19,9 @@ class DiskFile {
   void read(PageId pid, std::byte* page) const;
   void write(PageId pid, const std::byte* page) const;
 
+  // The file holds exactly `pages` pages (cut or extended with zeros).
+  void resize(u64 pages) const;
+
   // The write of the whole database before a run (setup, never measured):
   // between these two, writes go through the kernel's page cache, which
   // gathers them, where page-by-page O_DIRECT writes made most of a

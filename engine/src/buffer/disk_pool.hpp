@@ -132,6 +132,7 @@ class DiskPool {
     const size_t pages = cache_.page_count();
     const auto wanted = static_cast<u64>(std::ceil(options_.fraction * static_cast<double>(pages)));
     DiskFile& file = *cache_.backing().file;
+    file.resize(pages);       // exactly the database: a forked cell's file may hold pages an earlier cell added
     file.begin_bulk_write();  // the loaded database to the file in one go (not measured)
     cache_.restart(std::min<u64>(std::max<u64>(wanted, options_.min_frames), cache_.options().frames));
     file.end_bulk_write();
@@ -139,6 +140,14 @@ class DiskPool {
     baseline_ = {};
     warmup_references_ = 0;
     trace_.start();
+  }
+
+  // The pool's size for the next start_run (a loaded database run at
+  // several fractions, one forked copy each).
+  void set_fraction(double fraction) {
+    DiskPoolOptions changed = options_;
+    changed.fraction = fraction;
+    options_ = checked(changed);
   }
 
   // The warm-up is over: counting starts again from here, pool kept.

@@ -26,6 +26,11 @@ RunResult run(const RunConfig& requested, const ProgressFn& progress) {
   validate(requested);
   const RunConfig config = resolve(requested);
   RunResult result = dispatch(config, progress);
+  finish(result, config);
+  return result;
+}
+
+void finish(RunResult& result, const RunConfig& config) {
   result.config = config;
   result.step = stack_step(config.stack);
   if (result.step >= 0) result.stack_label = kLadder[result.step].label;
@@ -33,7 +38,6 @@ RunResult run(const RunConfig& requested, const ProgressFn& progress) {
     const std::string why = PerfCounters::probe();
     result.counters.perf_error = why;
   }
-  return result;
 }
 
 }  // namespace dbrepro::tpcc

@@ -13,4 +13,8 @@ using ProgressFn = std::function<bool(u64 done, u64 total)>;
 
 RunResult run(const RunConfig& config, const ProgressFn& progress = {});
 
+// What every run's result says of the configuration it ran (the config, E1's
+// step and its label, why there are no counters): run() and E5's loaded cells.
+void finish(RunResult& result, const RunConfig& config);
+
 }  // namespace dbrepro::tpcc

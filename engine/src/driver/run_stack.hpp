@@ -131,24 +131,40 @@ bool run_warmup(Database<E>& db, const RunConfig& config, Random& run_rng, const
 
 }  // namespace detail
 
-// Loads the database on engine E, runs the mix, checks consistency.
+// A TPC-C database loaded on engine E, and the transactions' random stream
+// as the run starts it: what run_loaded runs the mix on.
 template <class E>
-RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress, PerfCounters* counters) {
+struct LoadedDatabase {
+  // Separate streams for the data and the transactions: changing the mix
+  // leaves the loaded database identical.
+  LoadedDatabase(E& engine, const RunConfig& config) : db(engine), run_rng(config.seed ^ 0x5DEECE66Dull) {
+    Random load_rng(config.seed);
+    const NURandConstants load_constants = NURandConstants::for_load(load_rng);
+    run_constants = NURandConstants::for_run(load_constants, run_rng);
+    const auto start = detail::Clock::now();
+    load(db, config.warehouses, load_rng, load_constants);
+    load_seconds = detail::seconds_since(start);
+  }
+
+  Database<E> db;
+  Random run_rng;
+  NURandConstants run_constants;
+  double load_seconds = 0;
+};
+
+// Runs the mix on a loaded database (warm-up, measured phase), checks
+// consistency. It changes the database and the stream: one run per load.
+template <class E>
+RunResult run_loaded(E& engine, LoadedDatabase<E>& loaded, const RunConfig& config, const ProgressFn& progress,
+                     PerfCounters* counters) {
   using namespace detail;
   RunResult result;
   result.config = config;
+  Database<E>& db = loaded.db;
+  Random& run_rng = loaded.run_rng;
+  const NURandConstants& run_constants = loaded.run_constants;
 
-  Database<E> db(engine);
-  // Separate streams for the data and the transactions: changing the mix
-  // leaves the loaded database identical.
-  Random load_rng(config.seed);
-  Random run_rng(config.seed ^ 0x5DEECE66Dull);
-  const NURandConstants load_constants = NURandConstants::for_load(load_rng);
-  const NURandConstants run_constants = NURandConstants::for_run(load_constants, run_rng);
-
-  const auto load_start = Clock::now();
-  load(db, config.warehouses, load_rng, load_constants);
-  result.load_seconds = seconds_since(load_start);
+  result.load_seconds = loaded.load_seconds;
   result.database_pages = engine.database_pages();
   result.database_bytes = engine.database_bytes();
   if constexpr (requires { engine.pages().start_run(); }) engine.pages().start_run();  // E5: pool to its fraction
@@ -226,13 +242,18 @@ RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress,
   return result;
 }
 
-// Runs the configuration on stack S (an Engine stack) with the configured meter.
-template <class S>
-RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
-  using namespace detail;
+// Loads the database on engine E, runs the mix, checks consistency.
+template <class E>
+RunResult run_on(E& engine, const RunConfig& config, const ProgressFn& progress, PerfCounters* counters) {
+  LoadedDatabase<E> loaded(engine, config);
+  return run_loaded(engine, loaded, config, progress, counters);
+}
+
+// The engine's options for a configuration: page size, address space for
+// the whole database and what the run adds, the disk pool's settings.
+inline EngineOptions engine_options(const RunConfig& config) {
   EngineOptions options;
   options.page_size = config.page_size;
-  // Address space for the whole database and what the run adds.
   // A transaction adds well under 1 KB; a timed run is sized for 1 GB/s.
   const size_t bytes = (size_t{192} << 20) * config.warehouses + (size_t{256} << 20) +
                        static_cast<size_t>(config.transactions + config.warmup_transactions) * 4096 +
@@ -243,6 +264,14 @@ RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
   options.disk.o_direct = config.o_direct;
   options.disk.trace_path = config.trace_path;
   options.disk.trace_format = config.trace_format;
+  return options;
+}
+
+// Runs the configuration on stack S (an Engine stack) with the configured meter.
+template <class S>
+RunResult run_stack(const RunConfig& config, const ProgressFn& progress) {
+  using namespace detail;
+  EngineOptions options = engine_options(config);
   std::unique_ptr<LogFile> log_file;
   if constexpr (kFlushesLog<S>) {
     log_file = std::make_unique<LogFile>(config.log_dir);

@@ -15,4 +15,15 @@ RunResult run_disk(const RunConfig& config, const ProgressFn& progress) {
   });
 }
 
+std::unique_ptr<LoadedDisk> load_disk(const RunConfig& requested) {
+  validate(requested);
+  if (requested.stack != "disk") throw std::invalid_argument("stack: a loaded database runs on stack disk, got '" + requested.stack + "'");
+  if (!requested.trace_path.empty()) throw std::invalid_argument("trace_path: a loaded database records no trace");
+  if (requested.meter != "none") throw std::invalid_argument("meter: a loaded database runs with meter none, got '" + requested.meter + "'");
+  const RunConfig config = resolve(requested);
+  return cache::with_policy_at(cache::policy_index(config.cache_policy), [&]<size_t I>(std::integral_constant<size_t, I>) {
+    return load_disk_policy<I>(config);
+  });
+}
+
 }  // namespace dbrepro::tpcc

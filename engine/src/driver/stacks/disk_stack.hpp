@@ -4,6 +4,7 @@
 // live in a database file behind the disk-backed pool, one stack per
 // replacement policy, and one that records the page reference string.
 #include "cache/policies.hpp"
+#include "driver/loaded_disk.hpp"
 #include "driver/run_stack.hpp"
 
 namespace dbrepro::tpcc {
@@ -19,6 +20,8 @@ using DiskTraceStack = DiskStack<cache::Fifo, RecordTrace>;
 // disk_policy.cpp.in (cache::Policies is the list).
 template <size_t I>
 RunResult run_disk_policy(const RunConfig& config, const ProgressFn& progress);
+template <size_t I>
+std::unique_ptr<LoadedDisk> load_disk_policy(const RunConfig& config);
 
 extern template RunResult run_stack<DiskTraceStack>(const RunConfig&, const ProgressFn&);
 
