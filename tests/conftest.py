@@ -9,6 +9,7 @@ run last; `tpcc_results` and `run_once` the same way under a file lock. Tests
 that set the real kernel RR timeslice hold `kernel_timeslice`."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -73,6 +74,32 @@ def python():
 @pytest.fixture(scope="session")
 def shared_root(request) -> Path:
     return shared_runs.shared_root(request.config)
+
+
+@dataclass
+class DryRun:
+    """A `snakemake -n` of this repository's Snakefile, run once per session."""
+    returncode: int
+    output: str  # stdout and stderr together
+
+
+@pytest.fixture(scope="session")
+def dry_run(shared_root):
+    """`dry_run(*args)`: Snakemake's dry run with these arguments, made once per
+    session for every worker (each one parses the whole workflow, a few seconds
+    of CPU: tests that ask for the same dry run read one), in an empty folder."""
+    from workflow_helpers import snakemake
+
+    def run(*args: str) -> DryRun:
+        key = hashlib.sha1("\0".join(args).encode()).hexdigest()[:16]
+
+        def produce(folder: Path) -> dict:
+            done = snakemake(run_python, REPO, folder, *args)
+            return {"returncode": done.returncode, "output": done.stdout + done.stderr}
+
+        return DryRun(**shared_runs.run_once(shared_root, f"dry-run-{key}", produce)[1])
+
+    return run
 
 
 @pytest.fixture

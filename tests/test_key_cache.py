@@ -278,10 +278,9 @@ def key_cache_fields():
 
 
 @pytest.mark.parametrize("name", PROFILES)
-def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
-    done = snakemake(python, repo, tmp_path, "key_cache", "-n", "--cores", "2",
-                     "--configfile", str(profile(repo, name)))
-    output = done.stdout + done.stderr
+def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
+    done = dry_run("key_cache", "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
+    output = done.output
     assert done.returncode == 0, output
     assert "error" not in output.lower() and "warn" not in output.lower(), output
     config = yaml.safe_load(profile(repo, name).read_text())
@@ -306,10 +305,9 @@ def test_the_articles_three_p_are_run_with_the_whole_index(repo, name):
     assert {0.5, 0.25} <= {f for grid in grids for f in grid["index_fractions"]}  # the cache sizes swept
 
 
-def test_timed_runs_are_interleaved_and_alone(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "key_cache", "-n", "--cores", "2",
-                     "--configfile", str(profile(repo, "quick")))
-    output = done.stdout + done.stderr
+def test_timed_runs_are_interleaved_and_alone(dry_run, repo):
+    done = dry_run("key_cache", "-n", "--cores", "2", "--configfile", str(profile(repo, "quick")))
+    output = done.output
     blocks = re.findall(r"rule key_cache_run:\n((?:    .*\n)+)", output)
     assert blocks
     for block in blocks:

@@ -23,7 +23,7 @@ import yaml
 from dbrepro import key_cache_mariadb as kcm
 from dbrepro.mariadb_server import PrivateServer, ServerError, missing_tools
 from dbrepro.result import RunResult
-from workflow_helpers import job_count, profile, snakemake
+from workflow_helpers import job_count, profile, snakemake, whole_dry_run
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflows" / "scripts"
@@ -333,9 +333,9 @@ def test_claims_without_the_real_system_say_why(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["smoke", "quick", "full"])
-def test_dry_run_schedules_the_real_system_as_the_profile_says(python, repo, tmp_path, name):
-    done = snakemake(python, repo, tmp_path, "-n", "-p", "--configfile", str(profile(repo, name)))
-    output = done.stdout + done.stderr
+def test_dry_run_schedules_the_real_system_as_the_profile_says(dry_run, repo, name):
+    done = whole_dry_run(dry_run, repo, name)
+    output = done.output
     assert done.returncode == 0, output
     config = yaml.safe_load(profile(repo, name).read_text())
     mariadb = config["key_cache"]["mariadb"]

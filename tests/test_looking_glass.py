@@ -15,7 +15,7 @@ import yaml
 
 from dbrepro import looking_glass, read_record
 from dbrepro.result import RunResult
-from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for, whole_dry_run
 
 PROFILES = ["smoke", "quick", "full"]
 STEPS = list(range(12))
@@ -111,9 +111,9 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "tpcc_run") == 0  # the study's target runs only the study
 
 
-def test_the_study_is_part_of_the_default_target(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, "smoke")))
-    output = done.stdout + done.stderr
+def test_the_study_is_part_of_the_default_target(dry_run, repo):
+    done = whole_dry_run(dry_run, repo, "smoke")
+    output = done.output
     assert done.returncode == 0, output
     assert job_count(output, "claims") == 5  # one per study, this one's among them
     assert "results/tables/looking_glass/claims.csv" in output

@@ -125,9 +125,9 @@ def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, args, option):
 
 
 @pytest.mark.parametrize("name", PROFILES)
-def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
-    done = snakemake(python, repo, tmp_path, "openedge", "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
-    output = done.stdout + done.stderr
+def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
+    done = dry_run("openedge", "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
+    output = done.output
     assert done.returncode == 0, output
     assert "error" not in output.lower() and "warn" not in output.lower(), output
     config = yaml.safe_load(profile(repo, name).read_text())
@@ -139,10 +139,9 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert job_count(output, "openedge_latency_run") == (repeats if config["openedge"]["latency_us"] else 0)
 
 
-def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "openedge", "-n", "--cores", "2",
-                     "--configfile", str(profile(repo, "quick")))
-    blocks = re.findall(r"rule openedge_run:\n((?:    .*\n)+)", done.stdout + done.stderr)
+def test_timed_runs_are_ordered_and_alone(dry_run, repo):
+    done = dry_run("openedge", "-n", "--cores", "2", "--configfile", str(profile(repo, "quick")))
+    blocks = re.findall(r"rule openedge_run:\n((?:    .*\n)+)", done.output)
     assert len(blocks) >= 2
     for block in blocks:
         assert "timed=1" in block and "threads: 2" in block, block
@@ -152,7 +151,7 @@ def test_timed_runs_are_ordered_and_alone(python, repo, tmp_path):
         after = re.findall(r"results/raw/openedge/rep(\d+)/latency\.json", block.split("output:")[0])
         assert after == ([str(rep - 1)] if rep > 1 else []), block
     # The latency runs alternate with the ladder's: ladder r, latency r, ladder r + 1.
-    latency_blocks = re.findall(r"rule openedge_latency_run:\n((?:    .*\n)+)", done.stdout + done.stderr)
+    latency_blocks = re.findall(r"rule openedge_latency_run:\n((?:    .*\n)+)", done.output)
     assert len(latency_blocks) == len(blocks)
     for block in latency_blocks:
         assert "timed=1" in block, block

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import profile, snakemake
+from workflow_helpers import profile, snakemake, whole_dry_run
 
 from dbrepro import read_record
 
@@ -47,10 +47,10 @@ def dry_run_jobs(output: str) -> list[dict[str, str]]:
     return jobs
 
 
-def test_every_raw_run_is_written_by_an_atomic_writer(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "-n", "-p", "--configfile", str(profile(repo, "smoke")))
-    assert done.returncode == 0, done.stderr
-    jobs = dry_run_jobs(done.stdout + done.stderr)
+def test_every_raw_run_is_written_by_an_atomic_writer(dry_run, repo):
+    done = whole_dry_run(dry_run, repo, "smoke")
+    assert done.returncode == 0, done.output
+    jobs = dry_run_jobs(done.output)
     raw_jobs = [job for job in jobs if "results/raw/" in job["output"]]
     assert {job["rule"] for job in raw_jobs} >= {"tpcc_run", "looking_glass_instructions", "looking_glass_ladder_run",
                                                   "key_cache_run", "quantum_run"}

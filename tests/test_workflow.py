@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for, whole_dry_run
 
 PROFILES = ["smoke", "quick", "full"]
 
@@ -17,9 +17,9 @@ def job_blocks(output: str, rule: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", PROFILES)
-def test_dry_run_is_clean(python, repo, tmp_path, name):
-    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, name)))
-    output = done.stdout + done.stderr
+def test_dry_run_is_clean(dry_run, repo, name):
+    done = whole_dry_run(dry_run, repo, name)
+    output = done.output
     assert done.returncode == 0, output
     assert "error" not in output.lower() and "warn" not in output.lower(), output
     assert "No validator found" not in output, output  # the schema's $schema is one Snakemake knows
@@ -33,12 +33,12 @@ def test_dry_run_is_clean(python, repo, tmp_path, name):
 
 
 @pytest.mark.parametrize("name", PROFILES)
-def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(python, repo, tmp_path, name):
+def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(dry_run, repo, name):
     """Each warehouse count's cells come from one job (its database loaded
     once per policy, fifo_cache.run_cells), whose outputs are every policy
     at every fraction of that count."""
-    done = snakemake(python, repo, tmp_path, "-n", "-p", "--configfile", str(profile(repo, name)))
-    output = done.stdout + done.stderr
+    done = whole_dry_run(dry_run, repo, name)
+    output = done.output
     assert done.returncode == 0, output
     fc = yaml.safe_load(profile(repo, name).read_text())["fifo_cache"]
     assert job_count(output, "fifo_cache_scale_cells") == len(fc["scale_warehouses"]), output
@@ -55,15 +55,15 @@ def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(python, repo, tmp
     assert len(commands) == len(fc["scale_warehouses"]) and all("{policy}" in c and "{percent}" in c for c in commands)
 
 
-def test_default_config_is_the_quick_profile(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "-n")
-    assert done.returncode == 0, done.stderr
-    assert re.search(r"^tpcc_run\s+30$", done.stdout + done.stderr, re.MULTILINE)  # 5 x 2 x 3
+def test_default_config_is_the_quick_profile(dry_run):
+    done = dry_run("-n")
+    assert done.returncode == 0, done.output
+    assert re.search(r"^tpcc_run\s+30$", done.output, re.MULTILINE)  # 5 x 2 x 3
 
 
-def test_timed_runs_are_interleaved(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "-n", "--configfile", str(profile(repo, "smoke")))
-    output = done.stdout + done.stderr
+def test_timed_runs_are_interleaved(dry_run, repo):
+    done = whole_dry_run(dry_run, repo, "smoke")
+    output = done.output
     blocks = job_blocks(output, "tpcc_run")
     assert len(blocks) == 4
     first_repeat = {"results/raw/tpcc/rep1/paper_w1.json", "results/raw/tpcc/rep1/spec_w1.json"}
@@ -77,11 +77,10 @@ def test_timed_runs_are_interleaved(python, repo, tmp_path):
 
 
 @pytest.mark.parametrize("name, threads", [("smoke", 1), ("quick", 2)])
-def test_timed_runs_claim_every_core_unless_the_profile_times_nothing(python, repo, tmp_path, name, threads):
+def test_timed_runs_claim_every_core_unless_the_profile_times_nothing(dry_run, repo, name, threads):
     # quick and full: a timed run holds both cores; smoke (timed_runs_alone false) lets one other job beside
     # it. Either way no two timed runs overlap (timed=1).
-    done = snakemake(python, repo, tmp_path, "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
-    blocks = job_blocks(done.stdout + done.stderr, "tpcc_run")
+    blocks = job_blocks(whole_dry_run(dry_run, repo, name).output, "tpcc_run")
     assert blocks
     for block in blocks:
         assert "timed=1" in block, block

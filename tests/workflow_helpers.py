@@ -13,6 +13,13 @@ def profile(repo, name):
     return repo / "config" / "profiles" / f"{name}.yaml"
 
 
+def whole_dry_run(dry_run, repo, name):
+    """The whole workflow's dry run of profile `name`, shell commands printed, on
+    two cores: the one that every test of the whole workflow reads (conftest's
+    `dry_run` makes it once per session)."""
+    return dry_run("-n", "-p", "--cores", "2", "--configfile", str(profile(repo, name)))
+
+
 def job_count(output: str, rule: str) -> int:
     """Jobs of `rule` in a dry run's summary table (0 if none)."""
     match = re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE)
