@@ -74,6 +74,19 @@ def test_simulator_counts_a_known_trace():
     assert (stats["requests"], stats["hits"], stats["misses"], stats["hit_locks"]) == (7, 2, 5, 2)
 
 
+def test_ghost_hits_in_the_simulator_and_the_pool():
+    # 2Q, cache 8: 1 evicted from A1in, back while its id is in A1out (a ghost
+    # hit: into Am), still there after 8 new pages; FIFO has evicted it.
+    trace = [*range(1, 10), 1, *range(10, 18), 1]
+    two_q, fifo = (fifo_cache.simulate(p, trace, 8) for p in ("2q", "fifo"))
+    assert (two_q["ghost_hits"], two_q["hits"], two_q["misses"]) == (1, 1, 18)
+    assert (fifo["ghost_hits"], fifo["hits"], fifo["misses"]) == (0, 0, 19)
+    pools = {p: fifo_cache.run(p, 0.1, check_consistency=False, **SMALL) for p in ("2q", "fifo")}
+    assert pools["2q"].metrics["pool"]["ghost_hits"] > 0
+    assert pools["fifo"].metrics["pool"]["ghost_hits"] == 0
+    assert pools["2q"].to_frame().iloc[0]["pool_ghost_hits"] == pools["2q"].metrics["pool"]["ghost_hits"]
+
+
 def test_command_line_writes_a_record(tmp_path):
     out = tmp_path / "run.json"
     done = subprocess.run(

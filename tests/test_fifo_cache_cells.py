@@ -19,7 +19,8 @@ SETTINGS = {"warehouses": 1, "transactions": 300, "warmup_transactions": 300, "s
 POLICIES = ["lru", "soqol"]
 FRACTIONS = [0.05, 0.2]
 OUT = "{policy}_w{warehouses}_p{percent}.json"
-COUNTS = ("frames", "database_pages", "hits", "misses", "reads", "writes", "cold_writes", "hit_locks", "warmup_misses")
+COUNTS = ("frames", "database_pages", "hits", "misses", "reads", "writes", "cold_writes", "hit_locks", "ghost_hits",
+          "warmup_misses")
 
 
 @pytest.fixture(scope="module")

@@ -58,6 +58,10 @@ def test_tables_claims_and_figures(records):
     scaled = fifo_cache_table.scale_main(folder / "scale.csv", scale)
     assert set(scaled["fraction_of"]) == {"database pages"}
     assert (scaled["hit_ratio_after_fill"] > scaled["hit_ratio"]).all()
+    # Neither lru nor soqol keeps a ghost; the scale table shows the counts behind its ratios.
+    assert (table["ghost_hits"] == 0).all() and (scaled["ghost_hits"] == 0).all()
+    assert (scaled["hit_ratio"] == scaled["hits"] / (scaled["hits"] + scaled["misses"])).all()
+    assert (scaled["warmup_misses"] > 0).all()
 
     claims = fifo_cache_claims.main(REPO / "workflows" / "data" / "fifo_cache_paper.yaml", folder / "claims.csv",
                                     folder / "claims.md", runs, scale_paths=scale)

@@ -214,8 +214,10 @@ def record_trace(
 
 def simulate(policy: str, trace: Sequence[int], capacity: int, warmup: int = 0) -> dict[str, Any]:
     """Replays a reference string through `policy` with `capacity` pages:
-    requests, hits, misses, hit_locks (locks taken on hits), hit_ratio; the
-    first `warmup` requests fill the cache and are not counted."""
+    requests, hits, misses, hit_locks (locks taken on hits), ghost_hits
+    (misses found in the policy's ghost: 2Q's A1out, S3-FIFO's; 0 for the
+    others), hit_ratio; the first `warmup` requests fill the cache and are
+    not counted."""
     from . import _engine
 
     if policy not in registry.policies():

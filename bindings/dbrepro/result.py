@@ -162,6 +162,7 @@ def _pool_columns(pool: dict[str, Any] | None) -> dict[str, Any]:
         "hit_lock_waits": pool.get("hit_lock_waits", 0),
         "hit_lock_wait_ns": pool.get("hit_lock_wait_ns", 0),
         "pool_cold_writes": pool.get("cold_writes", 0),
+        "pool_ghost_hits": pool.get("ghost_hits", 0),
         "o_direct": pool["o_direct"],
     }
 

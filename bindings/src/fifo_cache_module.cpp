@@ -45,7 +45,8 @@ py::dict simulate(const std::string& policy, const std::vector<u64>& trace, i64 
   }
   return py::dict(py::arg("policy") = policy, py::arg("capacity") = slots, py::arg("requests") = stats.requests,
                   py::arg("hits") = stats.hits, py::arg("misses") = stats.misses,
-                  py::arg("hit_locks") = stats.hit_locks, py::arg("hit_ratio") = stats.hit_ratio());
+                  py::arg("hit_locks") = stats.hit_locks, py::arg("ghost_hits") = stats.ghost_hits,
+                  py::arg("hit_ratio") = stats.hit_ratio());
 }
 
 // load_disk(**settings): settings by RunConfig's field names, as run_tpcc.

@@ -49,7 +49,7 @@ def trace_rows(trace_path, record_path, fractions, policies) -> list[dict]:
                              "warmup_transactions": int(record.config.get("warmup_transactions", 0)),
                              "warmup_requests": warmup, "cache_full_at_start": warmup_pages >= capacity,
                              "transactions": int(record.metrics["transactions"]),
-                             **{k: stats[k] for k in ("requests", "hits", "misses", "hit_locks", "hit_ratio")}})
+                             **{k: stats[k] for k in ("requests", "hits", "misses", "hit_locks", "ghost_hits", "hit_ratio")}})
     return rows
 
 

@@ -4,12 +4,15 @@ HammerDB reports them: New Orders committed per minute; committed and rolled
 back transactions per minute) and the 95% bootstrap CI of each median, the
 hit ratio, page reads and write-backs per transaction, locks taken on hits,
 how many of those waited and the share of the terminals' time they waited
-(terminals x elapsed), CPU time and load average.
+(terminals x elapsed), the misses found in the policy's ghost (`ghost_hits`:
+2Q's admissions to Am, S3-FIFO's; 0 for policies without a ghost), CPU time
+and load average.
 
 With --scale (the rule's `table: scale`), the scale sweep: one row per
 (policy, warehouses, pool fraction) of single-terminal runs: the hit ratio and page reads and
-write-backs per transaction (counts, deterministic for a seed), the pool's
-frames and the database's pages. `fraction` is of the database's pages at the
+write-backs per transaction (counts, deterministic for a seed), the measured
+hits, misses and ghost hits, the warm-up's misses, the pool's frames and the
+database's pages. `fraction` is of the database's pages at the
 start of the measured phase (the pool's size), not of a trace's distinct
 pages (the hit-curve table's); `fraction_of` says so in every row.
 
@@ -65,6 +68,9 @@ def run_row(path) -> dict:
         / (int(config.get("terminals", 1) or 1) * float(metrics["elapsed_seconds"])),
         "cold_writes_per_txn": pool.get("cold_writes", 0) / done,
         "pool_hits": int(pool["hits"]),
+        "pool_misses": int(pool["misses"]),
+        # Misses found in the policy's ghost (2Q: admissions to Am; 0 without a ghost, or in older records).
+        "ghost_hits": int(pool.get("ghost_hits", 0)),
         "transactions": done,
         "elapsed_seconds": float(metrics["elapsed_seconds"]),
         "cpu_seconds": float(metrics["cpu_seconds"]),
@@ -98,6 +104,7 @@ def main(out_path, run_paths) -> pd.DataFrame:
         hit_locks=("hit_locks", "median"), pool_hits=("pool_hits", "median"),
         hit_lock_waits=("hit_lock_waits", "median"), hit_lock_wait_pct=("hit_lock_wait_pct", "median"),
         cold_writes_per_txn=("cold_writes_per_txn", "median"),
+        ghost_hits=("ghost_hits", "median"),
         cpu_seconds=("cpu_seconds", "median"), elapsed_seconds=("elapsed_seconds", "median"),
         loadavg_1m=("loadavg_1m", "median"),
         consistent=("consistent", "all"), o_direct=("o_direct", "all"),
@@ -132,6 +139,10 @@ def scale_row(path) -> dict:
                                  if pool["misses"] > unfilled else math.nan),
         "reads_per_txn": row["reads_per_txn"],
         "writes_per_txn": row["writes_per_txn"],
+        "hits": row["pool_hits"],
+        "misses": row["pool_misses"],
+        "ghost_hits": row["ghost_hits"],
+        "warmup_misses": int(pool.get("warmup_misses", 0)),
         "transactions": int(row["transactions"]),
         "terminals": row["terminals"],
         "elapsed_seconds": row["elapsed_seconds"],

@@ -180,6 +180,7 @@ class DiskPool {
     s.hit_locks = c.hit_locks;
     s.hit_lock_waits = c.hit_lock_waits;
     s.hit_lock_wait_ns = c.hit_lock_wait_ns;
+    s.ghost_hits = c.ghost_hits;
     s.o_direct = cache_.backing().file->direct();
     s.warmup_references = warmup_references_;
     s.warmup_misses = baseline_.misses;

@@ -21,6 +21,7 @@ struct DiskPoolStats {
   u64 hit_locks = 0;      // locks the policy took on the hit path
   u64 hit_lock_waits = 0; // ... that found the lock held (LRU, 2Q; 0 for the FIFO family)
   u64 hit_lock_wait_ns = 0;
+  u64 ghost_hits = 0;     // misses found in the policy's ghost (2Q: pages admitted to Am; 0 without a ghost)
   bool o_direct = false;  // whether the file was opened with O_DIRECT
   u64 warmup_references = 0;  // of a recorded trace: the first ones, the warm-up's (not counted above)
   u64 warmup_misses = 0;      // misses of the warm-up: >= frames, the pool was full when measuring began

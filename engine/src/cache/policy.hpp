@@ -13,6 +13,8 @@
 //                                       may go now (false: pinned, try another)
 //   void insert(u32 slot, u64 id)       the page `id` now lives in `slot`
 //   u64 hit_locks() const               locks taken on the hit path so far
+//   u64 ghost_hits() const              optional, policies with a ghost of evicted
+//                                       ids (2Q, S3-FIFO): misses found there so far
 //
 // miss, evict and insert run one at a time (under the pool's miss latch, or
 // in the single-threaded simulator). The point of study E5: LRU must lock
@@ -34,5 +36,13 @@ concept ReplacementPolicy = requires(P p, const P cp, u32 slot, u64 id) {
   p.insert(slot, id);
   { cp.hit_locks() } -> std::same_as<u64>;
 };
+
+// A policy's ghost hits, 0 for one without a ghost (read where counts are
+// summed, never on the hit path).
+template <class P>
+u64 ghost_hits_of(const P& policy) {
+  if constexpr (requires { policy.ghost_hits(); }) return policy.ghost_hits();
+  return 0;
+}
 
 }  // namespace dbrepro::cache

@@ -18,6 +18,9 @@
 //    min(freq, 3) - 1, until one with freq 0 leaves.
 // A pinned page (claim fails) counts as in use: from small it moves to main,
 // in main it goes round again.
+// ghost_hits() counts the misses found in the ghost (each goes straight to
+// main): how often the ghost changed where a page went. Miss path only.
+#include <atomic>
 #include <memory>
 
 #include "cache/slot_queues.hpp"
@@ -42,7 +45,10 @@ class S3Fifo {
         ids_(std::make_unique<u64[]>(capacity)) {}
 
   void hit(u32 slot) { freq_.bump(slot, 3); }
-  void miss(u64 id) { ghost_hit_ = ghost_.take(id); }
+  void miss(u64 id) {
+    ghost_hit_ = ghost_.take(id);
+    ghost_hits_.store(ghost_hits_.load(std::memory_order_relaxed) + ghost_hit_, std::memory_order_relaxed);
+  }
 
   template <class Claim>
   u32 evict(Claim&& claim) {
@@ -65,6 +71,7 @@ class S3Fifo {
     ghost_hit_ = false;
   }
   u64 hit_locks() const { return 0; }
+  u64 ghost_hits() const { return ghost_hits_.load(std::memory_order_relaxed); }
 
  private:
   template <class Claim>
@@ -113,6 +120,7 @@ class S3Fifo {
   std::unique_ptr<u64[]> ids_;
   bool ghost_hit_ = false;
   bool has_evicted_ = false;
+  std::atomic<u64> ghost_hits_{0};  // one writer (the miss path); atomic for readers elsewhere
 };
 
 }  // namespace dbrepro::cache

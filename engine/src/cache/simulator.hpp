@@ -18,6 +18,7 @@ struct TraceStats {
   u64 hits = 0;
   u64 misses = 0;
   u64 hit_locks = 0;  // locks the policy took on hits
+  u64 ghost_hits = 0;  // misses found in the policy's ghost (2Q, S3-FIFO; 0 without one)
   double hit_ratio() const { return requests ? static_cast<double>(hits) / static_cast<double>(requests) : 0.0; }
 };
 
@@ -34,10 +35,12 @@ TraceStats simulate(std::span<const u64> trace, u32 capacity, u64 warmup = 0) {
   u32 used = 0;
   TraceStats stats;
   u64 warmup_hit_locks = 0;
+  u64 warmup_ghost_hits = 0;
   for (u64 i = 0; i < trace.size(); ++i) {
     if (i == warmup) {
       stats = {};
       warmup_hit_locks = policy.hit_locks();
+      warmup_ghost_hits = ghost_hits_of(policy);
     }
     const u64 id = trace[i];
     ++stats.requests;
@@ -62,8 +65,10 @@ TraceStats simulate(std::span<const u64> trace, u32 capacity, u64 warmup = 0) {
   if (warmup == trace.size()) {  // nothing left to count
     stats = {};
     warmup_hit_locks = policy.hit_locks();
+    warmup_ghost_hits = ghost_hits_of(policy);
   }
   stats.hit_locks = policy.hit_locks() - warmup_hit_locks;
+  stats.ghost_hits = ghost_hits_of(policy) - warmup_ghost_hits;
   return stats;
 }
 

@@ -4,6 +4,10 @@
 // A1out (a ghost of half the cache's size); a miss whose id is in A1out goes
 // to Am, an LRU list. A hit in A1in changes nothing; a hit in Am moves the
 // page to Am's head under Am's lock.
+// ghost_hits() counts the misses whose id was still in A1out: the only way a
+// page enters Am (the paper's "reclaim"). With none, Am stays empty and 2Q
+// evicts only from A1in, a FIFO: exactly FIFO's hits and misses. Counted on
+// the miss path only (under the pool's miss latch), read while others run.
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -32,7 +36,10 @@ class TwoQ {
     HitLockGuard guard(am_lock_);
     am_.move_to_head(slot);
   }
-  void miss(u64 id) { from_ghost_ = a1out_.take(id); }
+  void miss(u64 id) {
+    from_ghost_ = a1out_.take(id);
+    ghost_hits_.store(ghost_hits_.load(std::memory_order_relaxed) + from_ghost_, std::memory_order_relaxed);
+  }
 
   template <class Claim>
   u32 evict(Claim&& claim) {
@@ -72,6 +79,7 @@ class TwoQ {
   u64 hit_locks() const { return am_lock_.locks(); }  // read while others run
   u64 hit_lock_waits() const { return am_lock_.waits(); }
   u64 hit_lock_wait_ns() const { return am_lock_.wait_ns(); }
+  u64 ghost_hits() const { return ghost_hits_.load(std::memory_order_relaxed); }
 
  private:
   u32 am_size() {
@@ -88,6 +96,7 @@ class TwoQ {
   SlotCounters in_am_;
   std::unique_ptr<u64[]> ids_;
   bool from_ghost_ = false;
+  std::atomic<u64> ghost_hits_{0};  // one writer (the miss path); atomic for readers elsewhere
 };
 
 }  // namespace dbrepro::cache

@@ -181,6 +181,7 @@ std::string to_json(const tpcc::RunResult& r) {
         .field("hit_locks", r.pool.hit_locks)
         .field("hit_lock_waits", r.pool.hit_lock_waits)
         .field("hit_lock_wait_ns", r.pool.hit_lock_wait_ns)
+        .field("ghost_hits", r.pool.ghost_hits)
         .field("hit_ratio", r.pool.hit_ratio())
         .field("o_direct", r.pool.o_direct)
         .field("warmup_references", r.pool.warmup_references)
