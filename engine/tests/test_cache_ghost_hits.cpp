@@ -1,7 +1,8 @@
 // Ghost hits of the policies that keep evicted ids (2Q's A1out, S3-FIFO's
 // ghost), through the trace simulator. 2Q admits a page to Am only on a
 // ghost hit; without one Am stays empty and 2Q evicts from A1in alone, a
-// FIFO: then its counts must be FIFO's, request for request.
+// FIFO: then its counts must be FIFO's, request for request. With ghost hits
+// too, as long as fewer pages have been evicted than the cache holds.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -54,6 +55,25 @@ TEST(CacheGhostHits, APageBackFromA1outEntersAmAndOutlivesFifo) {
   EXPECT_EQ(fifo.hits, 0u);
   EXPECT_EQ(fifo.misses, 19u);
   EXPECT_EQ(fifo.ghost_hits, 0u);
+}
+
+TEST(CacheGhostHits, FewerEvictionsThanFramesKeep2QExactlyFifoDespiteGhostHits) {
+  // Cache 8: 9 evicts 1, 1 (a ghost hit, into Am) evicts 2, 2 (another) evicts
+  // 3, then 1 hits. Three evictions, fewer than the frames: FIFO has not yet
+  // come round to a page inserted after its first eviction, and 2Q evicts
+  // from A1in (over its quarter) in the same order, so Am's pages are never
+  // the difference. The full profile's 10 warehouses at 50% are this case.
+  std::vector<u64> trace;
+  for (u64 id = 1; id <= 9; ++id) trace.push_back(id);
+  trace.insert(trace.end(), {1, 2, 1});
+  const TraceStats two_q = simulate("2q", trace, 8);
+  const TraceStats fifo = simulate("fifo", trace, 8);
+  EXPECT_EQ(two_q.ghost_hits, 2u);
+  EXPECT_EQ(two_q.hit_locks, 1u);  // 1's hit is in Am
+  EXPECT_EQ(two_q.hits, 1u);
+  EXPECT_EQ(two_q.misses, 11u);
+  EXPECT_EQ(two_q.hits, fifo.hits);
+  EXPECT_EQ(two_q.misses, fifo.misses);
 }
 
 TEST(CacheGhostHits, WarmupGhostHitsAreNotCounted) {

@@ -32,7 +32,7 @@ TEST(DiskPoolTpcc, TenPercentPoolReadsWritesAndStaysConsistent) {
     const RunResult r = run(disk_config(policy));
     EXPECT_EQ(r.pool.policy, policy);
     EXPECT_EQ(r.transactions, 1500u);
-    EXPECT_NEAR(r.pool.fraction, 0.1, 0.01);
+    EXPECT_NEAR(r.pool.fraction(), 0.1, 0.01);
     EXPECT_GT(r.pool.reads, 0u) << policy;
     EXPECT_GT(r.pool.writes, 0u) << policy;
     EXPECT_GT(r.pool.hits, r.pool.misses) << policy;

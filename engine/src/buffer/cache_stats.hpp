@@ -53,7 +53,6 @@ struct CacheStats {
   u64 hit_lock_waits = 0;  // ... that found the lock held
   u64 hit_lock_wait_ns = 0;  // time those hits waited for it
   u64 cold_writes = 0;     // of `writes`: pages cleaned as they entered a clean area (SoQoL's cold ring)
-  u64 ghost_hits = 0;      // misses whose id the policy still kept as a ghost (2Q's Am admissions, S3-FIFO)
 
   CacheStats& operator+=(const CacheStats& o) {
     hits += o.hits;
@@ -70,7 +69,6 @@ struct CacheStats {
     hit_lock_waits += o.hit_lock_waits;
     hit_lock_wait_ns += o.hit_lock_wait_ns;
     cold_writes += o.cold_writes;
-    ghost_hits += o.ghost_hits;
     return *this;
   }
   // What happened since `earlier` (a snapshot of the same counters): a phase
@@ -91,7 +89,6 @@ struct CacheStats {
     d.hit_lock_waits -= earlier.hit_lock_waits;
     d.hit_lock_wait_ns -= earlier.hit_lock_wait_ns;
     d.cold_writes -= earlier.cold_writes;
-    d.ghost_hits -= earlier.ghost_hits;
     return d;
   }
   double hit_ratio() const { return hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0; }

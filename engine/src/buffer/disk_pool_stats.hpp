@@ -10,7 +10,11 @@ namespace dbrepro {
 // What a run reports about its pool (measured phase only).
 struct DiskPoolStats {
   std::string policy;
-  double fraction = 0;    // pool frames / database pages at the start of the run
+  // Misses found in the policy's ghost (2Q: pages admitted to Am; S3-FIFO; 0
+  // without a ghost). In the slot the stored fraction had (now fraction()):
+  // this struct is in every stack's RunResult, and a change of its size or
+  // layout shifts GCC's inlining in E1's stacks, hence their instruction counts.
+  u64 ghost_hits = 0;
   u64 frames = 0;         // frames the pool may use
   u64 database_pages = 0; // at the start of the run
   u64 hits = 0;
@@ -21,10 +25,13 @@ struct DiskPoolStats {
   u64 hit_locks = 0;      // locks the policy took on the hit path
   u64 hit_lock_waits = 0; // ... that found the lock held (LRU, 2Q; 0 for the FIFO family)
   u64 hit_lock_wait_ns = 0;
-  u64 ghost_hits = 0;     // misses found in the policy's ghost (2Q: pages admitted to Am; 0 without a ghost)
   bool o_direct = false;  // whether the file was opened with O_DIRECT
   u64 warmup_references = 0;  // of a recorded trace: the first ones, the warm-up's (not counted above)
   u64 warmup_misses = 0;      // misses of the warm-up: >= frames, the pool was full when measuring began
+  // Pool frames / database pages at the start of the run.
+  double fraction() const {
+    return database_pages ? static_cast<double>(frames) / static_cast<double>(database_pages) : 1.0;
+  }
   double hit_ratio() const { return hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0; }
 };
 

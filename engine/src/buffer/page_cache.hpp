@@ -330,9 +330,9 @@ class PageCache {
     CacheStats sum;
     for (u32 p = 0; p < partition_count_; ++p) sum += partition_stats(p);
     if constexpr (kPerPartition) {
-      for (u32 p = 0; p < partition_count_; ++p) add_policy_counts(sum, *partitions_[p].policy);
+      for (u32 p = 0; p < partition_count_; ++p) add_hit_locks(sum, *partitions_[p].policy);
     } else {
-      add_policy_counts(sum, *shared_.policy);
+      add_hit_locks(sum, *shared_.policy);
     }
     sum.hits += striped_hits_.total();
     sum.inflight_waits += inflight_waits_.load(std::memory_order_relaxed);
@@ -427,15 +427,13 @@ class PageCache {
     ReplacementLatch latch;  // the shared policy's own latch (OpenEdge's LRU latch)
   };
 
-  // Locks on the hit path; waits only where the policy has a lock there (LRU, 2Q);
-  // ghost hits only where it keeps a ghost (2Q, S3-FIFO).
-  static void add_policy_counts(CacheStats& sum, const Replacement& policy) {
+  // Locks on the hit path; waits only where the policy has a lock there (LRU, 2Q).
+  static void add_hit_locks(CacheStats& sum, const Replacement& policy) {
     sum.hit_locks += policy.hit_locks();
     if constexpr (requires { policy.hit_lock_waits(); }) {
       sum.hit_lock_waits += policy.hit_lock_waits();
       sum.hit_lock_wait_ns += policy.hit_lock_wait_ns();
     }
-    if constexpr (requires { policy.ghost_hits(); }) sum.ghost_hits += policy.ghost_hits();
   }
 
   std::byte* data(u32 f) const { return arena_ + static_cast<size_t>(f) * options_.page_size; }

@@ -5,9 +5,11 @@
 // to Am, an LRU list. A hit in A1in changes nothing; a hit in Am moves the
 // page to Am's head under Am's lock.
 // ghost_hits() counts the misses whose id was still in A1out: the only way a
-// page enters Am (the paper's "reclaim"). With none, Am stays empty and 2Q
-// evicts only from A1in, a FIFO: exactly FIFO's hits and misses. Counted on
-// the miss path only (under the pool's miss latch), read while others run.
+// page enters Am (Johnson and Shasha's admission to Am). With none, Am stays
+// empty and 2Q evicts only from A1in, a FIFO: exactly FIFO's hits and misses
+// (so too while fewer pages have been evicted than the cache holds; see
+// docs/fifo_cache.md). Counted on the miss path only (under the pool's miss
+// latch), read while others run.
 #include <atomic>
 #include <memory>
 #include <mutex>

@@ -170,7 +170,7 @@ std::string to_json(const tpcc::RunResult& r) {
   if (!r.pool.policy.empty()) {  // E5 disk stack
     w.key("pool").begin_object();
     w.field("policy", r.pool.policy)
-        .field("fraction", r.pool.fraction)
+        .field("fraction", r.pool.fraction())
         .field("frames", r.pool.frames)
         .field("database_pages", r.pool.database_pages)
         .field("hits", r.pool.hits)
