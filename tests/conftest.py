@@ -182,6 +182,7 @@ def pytest_unconfigure(config):
             shared_runs.stop_smoke_run(shared_runs.shared_root(config), process)
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: `-p no:xdist` runs the suite in one process
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadscope, with the run-last tests as one unit at the end (xdist's
     own groups, loadgroup, do not work with pytest 9: it renames node ids)."""

@@ -156,3 +156,41 @@ def test_smoke_profile_end_to_end(smoke_run):
     times = pd.read_csv(results / "logs" / "times.csv")
     assert {"looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "total"} <= set(times["study"])
     assert (times["busy_s"] <= times["job_s"] + 1).all()
+
+
+def test_jobs_that_hold_the_database_declare_their_memory(dry_run, repo):
+    """E5's scale cells and traces hold the whole database in memory (about 100 MB a
+    warehouse, a cell's pool on top): they declare memory_mb, which the workflow limits
+    to the machine's memory (common.smk), so two that do not fit together never run at once."""
+    output = whole_dry_run(dry_run, repo, "full").output
+    fc = yaml.safe_load(profile(repo, "full").read_text())["fifo_cache"]
+    declared = {}
+    for rule in ("fifo_cache_scale_cells", "fifo_cache_trace"):
+        for block in job_blocks(output, rule):
+            warehouses = int(re.search(r"wildcards: warehouses=(\d+)", block).group(1))
+            declared[(rule, warehouses)] = int(re.search(r"memory_mb=(\d+)", block).group(1))
+    assert {w for rule, w in declared if rule == "fifo_cache_scale_cells"} == set(fc["scale_warehouses"])
+    assert {w for rule, w in declared if rule == "fifo_cache_trace"} == set(fc["trace_warehouses"])
+    # 100 warehouses: 10.04 GB loaded (docs/fifo_cache.md); a cell's pool adds up to the largest fraction.
+    assert declared[("fifo_cache_trace", 100)] >= 10_040
+    assert declared[("fifo_cache_scale_cells", 100)] >= 10_040 * (1 + max(fc["scale_fractions"]))
+    # The 100-warehouse scale job never beside the 100-warehouse trace on a machine of this kind (23 GiB).
+    assert declared[("fifo_cache_scale_cells", 100)] + declared[("fifo_cache_trace", 100)] > 23 * 1024 - 2048
+    timed = job_blocks(output, "fifo_cache_run")
+    assert timed and all("memory_mb" not in block for block in timed)
+
+
+def test_jobs_whose_memory_does_not_fit_together_run_one_after_the_other(python, repo, tmp_path):
+    # Smoke's one-warehouse scale job and trace (a few hundred MB each) with the limit set below
+    # either: Snakemake caps each at the limit, so on two cores they still never run at once.
+    targets = ["results/raw/fifo_cache/scale/lru_w1_p10.json", "results/tmp/fifo_cache/trace_w1.txt"]
+    done = snakemake(python, repo, tmp_path, *targets, "--cores", "2", "--resources", "timed=1", "memory_mb=100",
+                     "--configfile", str(profile(repo, "smoke")))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    events = re.findall(r"^(?:local)?rule (fifo_cache_\w+):$|^Finished jobid: \d+ \(Rule: (fifo_cache_\w+)\)$",
+                        output, re.MULTILINE)
+    order = [("start", a) if a else ("end", b) for a, b in events]
+    assert [kind for kind, _ in order] == ["start", "end", "start", "end"], order
+    assert {rule for _, rule in order} == {"fifo_cache_scale_cells", "fifo_cache_trace"}
+    assert all((tmp_path / target).exists() for target in targets)

@@ -137,3 +137,17 @@ TIMED_THREADS = workflow.cores if config["timed_runs_alone"] else 1
 # an unlimited resource would let timed runs overlap under --cores > 1.
 if "timed" not in workflow.global_resources:
     workflow.register_resource("timed", 1)
+
+
+# Jobs whose memory grows with the data (E5's scale cells and traces: the
+# whole TPC-C database in memory) declare `resources: memory_mb=...`. If the
+# command line did not give `memory_mb`, the limit is this machine's memory
+# less 2 GB for everything else, so that the scheduler never starts two such
+# jobs that would not fit together (the full profile's 100-warehouse jobs:
+# 10-15 GB each on a 23 GiB machine).
+def machine_memory_mb():
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+
+
+if "memory_mb" not in workflow.global_resources:
+    workflow.register_resource("memory_mb", max(machine_memory_mb() - 2048, 1024))

@@ -40,6 +40,17 @@ FC_SCALE_GRID = {
 FC_SCALE_RUNS = expand(FC_SCALE_RUN, **FC_SCALE_GRID)
 
 
+# Memory of a job that holds the whole database, for the scheduler (resource
+# memory_mb, workflows/common.smk): measured at 100 warehouses, 10.04 GB in
+# memory (docs/fifo_cache.md), so about 100.4 MB a warehouse; a scale cell's
+# forked child adds its pool, up to the largest fraction of the database.
+FC_MB_PER_WAREHOUSE = 100.4
+
+
+def fc_memory_mb(wildcards, pool_share=0.0):
+    return int(FC_MB_PER_WAREHOUSE * int(wildcards.warehouses) * (1 + pool_share)) + 256
+
+
 def fc_table(name):
     return table_path(FC_STUDY, name)
 
@@ -129,6 +140,8 @@ rule fifo_cache_scale_cells:
         seed=FC["seed"],
         out=lambda wildcards: FC_SCALE_RUN,  # as written: run_cells fills in {policy}, {warehouses}, {percent}
     threads: 1
+    resources:
+        memory_mb=lambda wildcards: fc_memory_mb(wildcards, max(FC["scale_fractions"])),
     shell:
         "{PYTHON} -m dbrepro.fifo_cache cells --policies {params.policies} --pool-fractions {params.fractions}"
         " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
@@ -168,6 +181,8 @@ rule fifo_cache_trace:
         warmup=FC["trace_warmup_transactions"],
         seed=FC["seed"],
     threads: 1
+    resources:
+        memory_mb=fc_memory_mb,
     shell:
         "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {wildcards.warehouses}"
         " --transactions {params.transactions} --warmup-transactions {params.warmup}"
