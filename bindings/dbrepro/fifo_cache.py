@@ -118,16 +118,17 @@ def run_cells(
                     seed=seed, data_dir=data_dir, o_direct=o_direct, check_consistency=check_consistency)
     if not policies or not fractions:
         raise ConfigError("policies" if not policies else "fractions", "at least one is needed")
+    load_configs = {}  # per policy: its first cell's checked settings, which its load uses
     for policy in policies:  # every cell's settings checked before any load
         for fraction in fractions:
-            tpcc.validate_config(**_disk_settings(policy, fraction, mix, **settings))
+            load_configs.setdefault(policy, tpcc.validate_config(**_disk_settings(policy, fraction, mix, **settings)))
     paths = {cell_path(out, policy, warehouses, fraction) for policy in policies for fraction in fractions}
     if len(paths) < len(policies) * len(fractions):
         raise ConfigError("out", f"{out!r} gives {len(paths)} paths to {len(policies) * len(fractions)} cells "
                                  "(a policy or fraction twice, or {policy} or {percent} missing)")
     written = []
     for policy in policies:
-        loaded = _engine.load_disk(**tpcc.validate_config(**_disk_settings(policy, fractions[0], mix, **settings)))
+        loaded = _engine.load_disk(**load_configs[policy])
         for fraction in fractions:
             path = cell_path(out, policy, warehouses, fraction)
 
