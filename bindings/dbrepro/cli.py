@@ -3,6 +3,7 @@
     dbrepro run tpcc --warehouses 2 --transactions 40000 --out run.json
     dbrepro run instructions --step 5 --txn-type payment --out count.json
     dbrepro info
+    dbrepro compare results reference/runs/quick --checks --out compare.csv
 
 Errors in arguments or configuration are one line on stderr and exit code 2;
 a failed consistency check is exit code 1 (the record is still written so the
@@ -119,7 +120,8 @@ def build_parser() -> OneLineErrorParser:
             "commands:\n"
             "  run tpcc           run TPC-C on the dbrepro engine and write a raw-run record\n"
             "  run instructions   count instructions per phase of one looking-glass ladder step\n"
-            "  info               print this machine's provenance (versions, CPU, counters) as JSON\n\n"
+            "  info               print this machine's provenance (versions, CPU, counters) as JSON\n"
+            "  compare            compare two runs' verdicts, finding by finding\n\n"
             "Run 'dbrepro COMMAND --help' for a command's options."
         ),
     )
@@ -187,6 +189,41 @@ def build_parser() -> OneLineErrorParser:
     commands.add_parser(
         "info", help="print provenance (versions, CPU, counters) as JSON", formatter_class=DefaultsHelpFormatter
     )
+    _add_compare_arguments(commands.add_parser(
+        "compare", help=COMPARE_HELP, description=COMPARE_DESCRIPTION, formatter_class=DefaultsHelpFormatter
+    ))
+    return parser
+
+
+COMPARE_HELP = "compare two runs' verdicts (findings.csv, checks.csv), finding by finding"
+COMPARE_DESCRIPTION = (
+    "Read tables/<study>/findings.csv (and, with --checks, checks.csv) of two runs\n"
+    "(a results folder or a copy under reference/runs/) and show, per (study, id),\n"
+    "each run's verdict, effect and 95% interval, whether they agree and whether\n"
+    "the intervals overlap; then one line per difference and, last,\n"
+    "'compare: F findings, A agree, X yes/no flips, Y other differences'.\n\n"
+    "exit status: 0 whatever the differences, 2 unusable input (not a folder, no\n"
+    "findings.csv, a table without study/id/reproduced, a verdict other than\n"
+    "yes/no/inconclusive)"
+)
+
+
+def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("run_a", metavar="RUN_A", help="the first run's folder (holding tables/<study>/findings.csv)")
+    add("run_b", metavar="RUN_B", help="the second run's folder")
+    add("--checks", action="store_true",
+        help="also compare each study's checks.csv (the project's own checks), counted on their own line")
+    add("--out", default=None, metavar="FILE",
+        help="write the table there instead of printing it: Markdown if FILE ends in .md, CSV otherwise")
+
+
+def build_compare_parser() -> OneLineErrorParser:
+    """`dbrepro compare` alone: reads CSV files, so it needs no compiled engine."""
+    parser = OneLineErrorParser(
+        prog=f"{PROG} compare", description=COMPARE_DESCRIPTION, formatter_class=DefaultsHelpFormatter
+    )
+    _add_compare_arguments(parser)
     return parser
 
 
@@ -425,6 +462,43 @@ def run_instructions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_compare(args: argparse.Namespace) -> int:
+    from . import compare
+
+    if args.out is not None:
+        _check_writable(args.out)
+    try:
+        table = compare.compare_runs(
+            _load_run("RUN_A", args.run_a), _load_run("RUN_B", args.run_b), include_checks=args.checks
+        )
+    except compare.CompareError as error:
+        raise CliError(str(error)) from None
+    lines = []
+    if args.out is None:
+        lines += [*compare.table_lines(table), ""]
+    else:
+        try:
+            path = compare.write_table(table, args.out)
+        except OSError as error:
+            raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
+        lines.append(f"table: {path}")
+    lines += compare.difference_lines(table)
+    if args.checks:
+        lines.append(compare.summary_line(table, role="check"))
+    lines.append(compare.summary_line(table))
+    print_lines(lines)
+    return EXIT_OK
+
+
+def _load_run(name: str, path: str):
+    from . import compare
+
+    try:
+        return compare.load_run(path)
+    except compare.CompareError as error:
+        raise CliError(f"{name}: {error}") from None
+
+
 def show_info(_args: argparse.Namespace) -> int:
     from . import provenance
 
@@ -449,9 +523,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return importlib.import_module(DELEGATED_STUDIES[argv[1]][0]).main(argv[2:])
     try:
+        if argv[:1] == ["compare"]:  # needs no engine: do not build the engine's choices
+            return run_compare(build_compare_parser().parse_args(argv[1:]))
         args = build_parser().parse_args(argv)
         if args.command == "info":
             return show_info(args)
+        if args.command == "compare":
+            return run_compare(args)
         if args.study == "instructions":
             return run_instructions(args)
         return run_tpcc(args)
