@@ -17,7 +17,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflows" / "scripts"
 STUDIES = ["looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"]
-COLUMNS = ["claim", "ours", "theirs", "reproduced", "ci_low", "ci_high", "repeats", "mechanism", "criterion"]
+COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
+           "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason"]
 SPREAD = 0.05  # 5% run-to-run spread (lognormal sigma), what timed runs show on a quiet machine
 
 
@@ -116,12 +117,86 @@ def test_judge_interval(cc):
     assert cc.judge_interval(0.0, 1.0, {"below": 0.0}) == "no"
 
 
-def test_combine(cc):
-    yes, no, maybe = cc.Outcome("yes", 1, 0.5, 2, 5), cc.Outcome("no", 1, 3, 4, 6), cc.Outcome("inconclusive", repeats=2)
-    assert cc.combine([yes, yes]).reproduced == "yes"
-    assert cc.combine([yes, maybe]).reproduced == "inconclusive"
-    both = cc.combine([yes, no, maybe])
-    assert both.reproduced == "no" and (both.ci_low, both.ci_high, both.repeats) == (0.5, 4, 2)
+def test_combine_counts_follows_the_criterion(cc):
+    """Several counted cells combine as the criterion says (all, or a share), never 'any no makes it no'
+    without saying so; a cell not counted leaves the claim inconclusive."""
+    yes, no, maybe = cc.Outcome("yes", 1), cc.Outcome("no", 3, reason="3 is outside"), cc.Outcome("inconclusive")
+    every = cc.Criterion({"id": "x", "combine": {"rule": "all"}})
+    half = cc.Criterion({"id": "y", "combine": {"rule": "share", "share": 0.5}})
+    assert cc.combine_counts([yes, yes], every).reproduced == "yes"
+    assert cc.combine_counts([yes, no], every).reproduced == "no"
+    assert cc.combine_counts([yes, no], half).reproduced == "yes"
+    assert cc.combine_counts([no, no, yes], half).reproduced == "no"
+    assert cc.combine_counts([yes, maybe], every).reproduced == "inconclusive"
+    with pytest.raises(ValueError, match="combine"):
+        cc.combine_counts([yes], cc.Criterion({"id": "z"}))
+
+
+# -- the repeat is the unit: paired bootstrap -----------------------------------------
+
+
+def drifting_repeats(rng, n=6, effect=1.10, drift=0.5, spread=0.01):
+    """Two arms run back to back in each repeat, on a machine whose speed drifts 2x between repeats:
+    what the repeat shares (the drift) cancels only when the arms are paired by repeat."""
+    machine = np.exp(rng.uniform(-drift, drift, n))
+    on = pd.Series(effect * machine * rng.lognormal(0, spread, n), index=pd.RangeIndex(1, n + 1, name="repeat"))
+    off = pd.Series(machine * rng.lognormal(0, spread, n), index=pd.RangeIndex(1, n + 1, name="repeat"))
+    return on, off
+
+
+def test_paired_bootstrap_cancels_drift_between_repeats(cc):
+    rng = np.random.default_rng(29)
+    on, off = drifting_repeats(rng)
+    band, ratio = {"min": 1.05}, cc.median_effect("ratio")
+    paired = cc.evaluate_statistic([on, off], ratio, band, 5)
+    unpaired = cc.evaluate_statistic([on.to_numpy(), off.to_numpy()], ratio, band, 5)
+    assert paired.pairing.startswith("paired by repeat (6 repeats") and unpaired.pairing.startswith("unpaired")
+    assert paired.reproduced == "yes" and unpaired.reproduced == "inconclusive"
+    assert (paired.ci_high - paired.ci_low) < (unpaired.ci_high - unpaired.ci_low) / 5
+
+
+def test_pairing_uses_the_repeats_every_arm_has(cc):
+    frame = pd.DataFrame({"repeat": [1, 2, 3, 1, 2, 3, 3], "arm": ["a", "a", "a", "b", "b", "b", "b"],
+                          "tps": [10.0, 11, 12, 5, 6, 7, 9], "disturbed": [False, True, False, False, False, False,
+                                                                             False]})
+    a = cc.by_repeat(frame[frame["arm"] == "a"], "tps")
+    b = cc.by_repeat(frame[frame["arm"] == "b"], "tps")
+    assert a.attrs["dropped"] == 1 and list(a.index) == [1, 3] and b.loc[3] == 8.0  # a repeat's median
+    aligned = cc.align([a, b])
+    assert aligned.paired and aligned.dropped == 1 and [list(x) for x in aligned] == [[10.0, 12.0], [5.0, 8.0]]
+
+
+def test_repeat_read_from_the_record_path(cc):
+    frame = pd.DataFrame({"source": ["results/raw/x/rep2/a.json", "results/raw/x/rep1/a.json"], "v": [2.0, 1.0]})
+    assert cc.by_repeat(frame, "v").to_dict() == {1: 1.0, 2: 2.0}
+    unknown = cc.by_repeat(pd.DataFrame({"v": [1.0, 2.0]}), "v")
+    assert cc.align([unknown, unknown]).pairing.startswith("unpaired")
+
+
+def test_cells_give_one_effect_and_one_interval(cc):
+    """A claim at several cells: the median over cells of each cell's effect, one bootstrap."""
+    rng = np.random.default_rng(31)
+    cells = [drifting_repeats(rng, effect=e) for e in (1.05, 1.10, 1.30)]
+    criterion = cc.Criterion({"id": "c", "effect": "ratio", "band": {"min": 1.0}, "min_repeats": 5,
+                              "combine": {"rule": "median"}})
+    outcome = cc.evaluate_cells(cells, criterion)
+    assert outcome.reproduced == "yes" and 1.07 < outcome.value < 1.13 and outcome.ci_low < outcome.value
+    with pytest.raises(ValueError, match="combine"):
+        cc.evaluate_cells(cells, cc.Criterion({**criterion.spec, "combine": None}))
+
+
+def test_rows_round_the_effect_and_interval_alike_and_say_far_beyond(cc):
+    assert cc._rounded(12.34567, 11.98765, 13.5) == (12.35, 11.99, 13.5)
+    far = cc.Outcome("yes", 20.0, 15.0, 25.0, 5)
+    assert "far beyond the original: 5.3x" in cc.far_beyond(far, {"min": 3.74})
+    assert cc.far_beyond(cc.Outcome("yes", 5.0, 4.0, 6.0, 5), {"min": 3.74}) == ""
+    assert "far beyond" in cc.far_beyond(cc.Outcome("yes", -40.0), {"max": -17.5})
+
+
+def test_foreign_load_account(cc):
+    frame = pd.DataFrame({"attempts": [1, 3, 2, 1], "disturbed": [False, True, False, False]})
+    assert "4 timed cells, 3 rerun(s)" in cc.load_account(frame) and "1 still disturbed" in cc.load_account(frame)
+    assert "no foreign load" in cc.load_account(pd.DataFrame({"x": [1]}))
 
 
 # -- the criteria files ----------------------------------------------------------------
@@ -179,11 +254,50 @@ def test_writer_columns_and_markdown(cc, tmp_path):
     ]
     frame = cc.write_claims(results, criteria, tmp_path / "claims.csv", tmp_path / "claims.md")
     written = pd.read_csv(tmp_path / "claims.csv")
-    assert list(written.columns) == COLUMNS and list(frame["reproduced"]) == ["yes", "yes", "inconclusive"]
-    assert written.at[1, "repeats"] == 5 and written.at[1, "ci_low"] >= 4.37
+    assert list(written.columns) == COLUMNS
+    # Findings first, then checks (hit_ratio at 1 warehouse is a check: at_scale is the finding).
+    assert list(written["id"]) == ["nopm_speedup", "hits_at_least_lru", "hit_ratio"]
+    assert list(frame["reproduced"]) == ["yes", "inconclusive", "yes"]
+    assert written.at[0, "repeats"] == 5 and written.at[0, "ci_low"] >= 4.37 and written.at[0, "effect"] > 4.37
     assert all(written["mechanism"].str.len() > 0) and all(written["criterion"].str.len() > 0)
+    assert set(written["study"]) == {"fifo_cache"} and set(written["setting"]) == {"scaled"}
+    findings, checks = pd.read_csv(tmp_path / "findings.csv"), pd.read_csv(tmp_path / "checks.csv")
+    assert list(findings["id"]) == ["nopm_speedup", "hits_at_least_lru"] and list(checks["id"]) == ["hit_ratio"]
     markdown = (tmp_path / "claims.md").read_text()
-    assert "2 yes, 0 no, 1 inconclusive of 3 claims" in markdown and "not run" in markdown
+    assert "1 of 2 findings reproduced (0 no, 1 inconclusive" in markdown and "not run" in markdown
+    assert "checks beside, not added in: 1 yes" in markdown
+
+
+def test_a_finding_is_judged_once(cc, tmp_path):
+    criteria = cc.load_criteria("fifo_cache")
+    row = cc.ClaimResult(criteria["nopm_speedup"], "x", cc.inconclusive("not run"))
+    with pytest.raises(ValueError, match="more than once"):
+        cc.write_claims([row, row], criteria, tmp_path / "c.csv", tmp_path / "c.md")
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"role": "claim"}, "role"), ({"setting": "smaller"}, "setting"), ({"setting": "scaled", "setting_note": ""},
+                                                                        "setting_note"),
+    ({"combine": {"rule": "any"}}, "combine"), ({"role": None}, "role"),
+])
+def test_roles_settings_and_combine_are_checked(cc, tmp_path, change, match):
+    spec = yaml.safe_load((REPO / "workflows" / "claims" / "fifo_cache.yaml").read_text())
+    spec["claims"][0].update(change)
+    if change.get("role", "") is None:
+        del spec["claims"][0]["role"]
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    with pytest.raises(ValueError, match=match):
+        cc.load_criteria(path)
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_study_has_findings_and_says_how_cells_combine(cc, study):
+    criteria = cc.load_criteria(study)
+    roles = [c.role for c in criteria.claims.values()]
+    assert "finding" in roles
+    for claim in criteria.claims.values():
+        assert claim.setting in ("original", "scaled")
 
 
 def test_bad_criteria_are_refused(cc, tmp_path):

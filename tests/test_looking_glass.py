@@ -177,7 +177,8 @@ def test_smoke_profile_end_to_end(smoke_run):
     timed = claims[claims["repeats"].notna()]
     assert len(timed) == 3 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {2}
     markdown = (tables / "claims.md").read_text()
-    assert "| claim | ours | theirs | reproduced | ci_low | ci_high | repeats |" in markdown and "## Criteria" in markdown
+    assert "| claim | setting | ours | theirs | reproduced | effect [95% CI] | repeats |" in markdown
+    assert "## Findings of the original" in markdown and "## Criteria" in markdown
 
     instructions = pd.read_csv(tables / "instructions.csv")
     for column in ("step", "label", "component", "txn_type", "phase", "instructions", "cycles", "backend"):

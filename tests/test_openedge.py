@@ -171,7 +171,7 @@ def test_smoke_profile_end_to_end(smoke_run):
     for name in FIGURES:
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
-    claims = check_claims_table(tables / "claims.csv", "openedge", claims=9)
+    claims = check_claims_table(tables / "claims.csv", "openedge", claims=10)
     # One repeat in smoke: every timed claim lacks the repeats it needs.
     timed = claims[claims["repeats"].notna()]
     assert len(timed) == 6 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {1}

@@ -40,7 +40,8 @@ def waits_for(output: str, block: str, runs: str) -> set[str]:
     return waited
 
 
-CLAIM_COLUMNS = ["claim", "ours", "theirs", "reproduced", "ci_low", "ci_high", "repeats", "mechanism", "criterion"]
+CLAIM_COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
+                 "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason"]
 
 
 def check_claims_table(path, study, claims=None):
@@ -63,4 +64,10 @@ def check_claims_table(path, study, claims=None):
         assert len(table) == claims, table
     timed = table[table["ci_low"].notna()]
     assert (timed["ci_low"] <= timed["ci_high"]).all()
+    # Each finding judged once, findings first; findings.csv and checks.csv beside, split by role.
+    findings = table[table["role"] == "finding"]
+    assert findings["id"].is_unique and set(table["role"]) <= {"finding", "check"}
+    assert list(table["role"]) == sorted(table["role"], key=lambda role: role != "finding")
+    assert len(pd.read_csv(Path(path).parent / "findings.csv")) == len(findings)
+    assert set(table["setting"]) <= {"original", "scaled"}
     return table

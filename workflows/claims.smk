@@ -6,10 +6,15 @@
 rule claims:
     """A study's findings against the original's, each with its criterion (claims.md says which)."""
     input:
-        unpack(lambda wildcards: {**CLAIMS[wildcards.study]["input"], "criteria": claims_criteria(wildcards.study)}),
+        unpack(lambda wildcards: {**CLAIMS[wildcards.study]["input"], "criteria": claims_criteria(wildcards.study),
+                                  "foreign_load": claims_criteria("foreign_load")}),
     output:
         csv="results/tables/{study}/claims.csv",
         md="results/tables/{study}/claims.md",
+        # Written beside claims.csv by claims_common.write_claims: the original's findings
+        # (the headline counts these) and our own checks.
+        findings="results/tables/{study}/findings.csv",
+        checks="results/tables/{study}/checks.csv",
     log:
         "results/logs/{study}/claims.log",
     params:

@@ -90,6 +90,8 @@ def _read_table(path: Path, role: str) -> pd.DataFrame:
         )
     for column in TEXTS:
         out[column] = frame[column] if column in frame.columns else ""
+    if "text" not in frame.columns and "claim" in frame.columns:  # the evaluator's name for the claim's words
+        out["text"] = frame["claim"]
     for column in NUMBERS:
         out[column] = _numbers(frame[column], path, column) if column in frame.columns else math.nan
     return out

@@ -1,6 +1,7 @@
 """The claims evaluator shared by every study: criteria from
 workflows/claims/<study>.yaml, effects with bootstrap confidence intervals,
-three outcomes, and the one writer of claims.csv and claims.md.
+three outcomes, and the one writer of claims.csv, findings.csv, checks.csv
+and claims.md.
 
 A `count` claim (deterministic: instructions, hits, bytes) compares its value
 with the band exactly: `yes` inside, `no` outside. A `timed` claim needs at
@@ -10,6 +11,19 @@ a 95% percentile bootstrap interval (scipy.stats.bootstrap, a fixed seed so a
 rerun on the same data gives the same interval): `yes` when the interval lies
 inside the band, `no` when it lies wholly outside, `inconclusive` when it
 straddles a bound or the repeats are too few.
+
+The repeat is the unit: the configurations of one repeat run back to back,
+so samples given as Series indexed by repeat (`by_repeat`) are aligned on
+the repeats every arm has and resampled together (a paired bootstrap), and
+drift of the machine between repeats stays out of the interval. Cells marked
+`disturbed` (foreign load above workflows/claims/foreign_load.yaml's limit
+after its reruns) are dropped first and counted.
+
+Each criterion has a `role`: a `finding` of the original (the headline counts
+these) or a `check` of our own (a hypothesis, a mechanism or design check,
+shown beside). A claim judged at several cells says in its `combine` how
+they combine (the median over the cells of the per-cell effect, one
+bootstrap; or, for counts, every cell or a stated share).
 
 The criteria live only in the yaml; a script computes the quantity.
 """
@@ -24,10 +38,15 @@ from typing import Callable, Sequence
 import numpy as np
 import yaml
 
-CLAIM_COLUMNS = ["claim", "ours", "theirs", "reproduced", "ci_low", "ci_high", "repeats", "mechanism", "criterion"]
+CLAIM_COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
+                 "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason"]
 OUTCOMES = ("yes", "no", "inconclusive")
+ROLES = ("finding", "check")
+SETTINGS = ("original", "scaled")
+COMBINE_RULES = ("median", "all", "share")
 CRITERIA_DIR = Path(__file__).resolve().parents[1] / "claims"
-REQUIRED_FIELDS = ("id", "text", "theirs", "source", "quantity", "direction", "band", "why_band", "kind", "mechanism")
+REQUIRED_FIELDS = ("id", "text", "role", "setting", "theirs", "source", "quantity", "direction", "band", "why_band",
+                   "kind", "mechanism")
 BAND_KEYS = ("min", "max", "above", "below")
 CONFIDENCE = 0.95
 RESAMPLES = 4999
@@ -135,6 +154,7 @@ def load_criteria(path_or_study) -> Criteria:
         if spec["id"] in claims:
             raise ValueError(f"{path}: claim {spec['id']} twice")
         check_band(spec["band"], f"{path}: {spec['id']}")
+        check_role_and_setting(spec, f"{path}: {spec['id']}")
         if spec["kind"] == "timed":
             if int(spec.get("min_repeats", 0)) < 5 or "effect" not in spec:
                 raise ValueError(f"{path}: timed claim {spec['id']} needs an effect and min_repeats >= 5")
@@ -144,6 +164,20 @@ def load_criteria(path_or_study) -> Criteria:
         claims[spec["id"]] = Criterion(spec)
     return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims,
                     dict(data.get("scope") or {}), dict(data.get("attribution") or {}))
+
+
+def check_role_and_setting(spec: dict, where: str) -> None:
+    if spec["role"] not in ROLES:
+        raise ValueError(f"{where}: role {spec['role']!r} (allowed: {', '.join(ROLES)})")
+    if spec["setting"] not in SETTINGS:
+        raise ValueError(f"{where}: setting {spec['setting']!r} (allowed: {', '.join(SETTINGS)})")
+    if spec["setting"] == "scaled" and not spec.get("setting_note"):
+        raise ValueError(f"{where}: a scaled setting needs a setting_note saying what moved where")
+    rule = (spec.get("combine") or {}).get("rule")
+    if spec.get("combine") is not None and rule not in COMBINE_RULES:
+        raise ValueError(f"{where}: combine rule {rule!r} (allowed: {', '.join(COMBINE_RULES)})")
+    if rule == "share" and not 0 < float(spec["combine"].get("share", 0)) <= 1:
+        raise ValueError(f"{where}: combine share must be in (0, 1]")
 
 
 def check_band(band: dict, where: str) -> None:
@@ -188,8 +222,10 @@ class Outcome:
     value: float = math.nan  # the effect (count: the value)
     ci_low: float = math.nan
     ci_high: float = math.nan
-    repeats: int | None = None  # fewest repeats of any sample (None for a count)
+    repeats: int | None = None  # repeats the effect rests on (paired: the repeats every arm has; None for a count)
     reason: str = ""  # why inconclusive or no, in words
+    pairing: str = ""  # how the repeats were used: "paired by repeat", or why not
+    cells_dropped: int = 0  # disturbed cells left out of the interval
 
 
 def evaluate_count(value: float, band: dict) -> Outcome:
@@ -201,25 +237,103 @@ def evaluate_count(value: float, band: dict) -> Outcome:
     return Outcome("yes" if inside else "no", value, reason="" if inside else f"{value:g} is outside {band_text(band)}")
 
 
+def _pct_change(a, b, axis=-1):
+    return 100.0 * (np.median(a, axis=axis) / np.median(b, axis=axis) - 1.0)
+
+
+EFFECTS = {
+    "ratio": lambda a, b, axis=-1: np.median(a, axis=axis) / np.median(b, axis=axis),
+    "pct_change": _pct_change,
+    "difference": lambda a, b, axis=-1: np.median(a, axis=axis) - np.median(b, axis=axis),
+}
+
+
 def median_effect(effect: str) -> Callable:
     """The statistic of two samples (treatment, reference), vectorised over `axis`."""
-    def ratio(a, b, axis=-1):
-        return np.median(a, axis=axis) / np.median(b, axis=axis)
-
-    def pct_change(a, b, axis=-1):
-        return 100.0 * (np.median(a, axis=axis) / np.median(b, axis=axis) - 1.0)
-
-    def difference(a, b, axis=-1):
-        return np.median(a, axis=axis) - np.median(b, axis=axis)
-
-    statistics = {"ratio": ratio, "pct_change": pct_change, "difference": difference}
-    if effect not in statistics:
+    if effect not in EFFECTS:
         raise ValueError(f"effect {effect!r}: a script-defined statistic needs evaluate_statistic")
-    return statistics[effect]
+    return EFFECTS[effect]
 
 
-def bootstrap_interval(samples: Sequence[np.ndarray], statistic: Callable, seed: int = SEED) -> tuple[float, float]:
-    """95% percentile bootstrap interval of statistic(*samples), each sample resampled on its own."""
+# ---------------------------------------------------------------------------
+# Samples by repeat
+
+
+class Samples(list):
+    """Arrays of one effect, aligned by repeat when `paired`, with what was dropped on the way."""
+
+    paired: bool = False
+    pairing: str = ""
+    dropped: int = 0
+
+
+def by_repeat(frame, column: str, repeat_column: str = "repeat"):
+    """One sample for the paired bootstrap: `column` of a cell's rows as a Series indexed by
+    repeat (the median where a repeat has several rows), disturbed rows left out. The number
+    of disturbed rows dropped is in the Series' attrs["dropped"]."""
+    import pandas as pd
+
+    rows = frame
+    dropped = 0
+    if "disturbed" in rows.columns:
+        disturbed = rows["disturbed"].astype(str).str.lower().isin(["true", "1", "yes"])
+        dropped, rows = int(disturbed.sum()), rows[~disturbed]
+    if repeat_column not in rows.columns:
+        rows = rows.assign(**{repeat_column: repeat_of(rows)})
+    if column not in rows.columns:
+        series = pd.Series(dtype=float)
+    elif rows[repeat_column].notna().all():
+        series = rows.groupby(repeat_column)[column].median().astype(float)
+    else:
+        series = pd.Series(rows[column].to_numpy(dtype=float))
+        series.attrs["unpaired"] = f"no {repeat_column} column"
+    series.attrs["dropped"] = dropped
+    return series
+
+
+REPEAT_IN_PATH = r"(?:^|[/\\])rep(\d+)(?:[/\\]|$)"
+
+
+def repeat_of(rows):
+    """Each row's repeat where the rows carry none of their own: from `repeat_file` (rep<r>) or
+    from the record's path (`source`, results/raw/<study>/rep<r>/...); NaN where neither says."""
+    import pandas as pd
+
+    for column in ("repeat_file", "source"):
+        if column in rows.columns:
+            found = ("/" + rows[column].astype(str) + "/").str.extract(REPEAT_IN_PATH)[0]
+            if found.notna().all():
+                return found.astype(int)
+    return pd.Series(np.nan, index=rows.index)
+
+
+def align(samples: Sequence) -> Samples:
+    """The samples as arrays: aligned on the repeats every one of them has (a paired design)
+    when each is a Series from by_repeat, else each on its own, saying why."""
+    import pandas as pd
+
+    dropped = sum(int(getattr(s, "attrs", {}).get("dropped", 0)) for s in samples)
+    series = all(isinstance(s, pd.Series) and not s.attrs.get("unpaired") for s in samples)
+    if series and samples:
+        joined = pd.concat([s.rename(i) for i, s in enumerate(samples)], axis=1, join="inner").dropna()
+        out = Samples(joined[i].to_numpy(dtype=float) for i in range(len(samples)))
+        out.paired = len(samples) > 1
+        out.pairing = (f"paired by repeat ({len(joined)} repeats in every arm)" if out.paired
+                       else f"one sample ({len(joined)} repeats)")
+    else:
+        why = next((s.attrs["unpaired"] for s in samples if isinstance(s, pd.Series) and s.attrs.get("unpaired")),
+                   "the samples carry no repeat")
+        out = Samples(a[~np.isnan(a)] for a in (np.asarray(s, dtype=float) for s in samples))
+        out.pairing = f"unpaired: {why}" if len(samples) > 1 else "one sample"
+    out.dropped = dropped
+    return out
+
+
+def bootstrap_interval(samples: Sequence[np.ndarray], statistic: Callable, seed: int = SEED,
+                       paired: bool = False) -> tuple[float, float]:
+    """95% percentile bootstrap interval of statistic(*samples). Paired: the repeats are
+    resampled together (the same repeats drawn for every sample), so what one repeat shares
+    across its arms (the machine's load at the time) cancels; else each sample on its own."""
     from scipy.stats import bootstrap
 
     import inspect
@@ -228,30 +342,31 @@ def bootstrap_interval(samples: Sequence[np.ndarray], statistic: Callable, seed:
     seeded = ({"rng": np.random.default_rng(seed)} if "rng" in inspect.signature(bootstrap).parameters
               else {"random_state": seed})
     result = bootstrap(tuple(samples), statistic, n_resamples=RESAMPLES, confidence_level=CONFIDENCE,
-                       method="percentile", vectorized=True, paired=False, **seeded)
+                       method="percentile", vectorized=True, paired=paired and len(samples) > 1, **seeded)
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_repeats: int) -> Outcome:
-    """A timed effect: statistic(*samples, axis=-1) with its bootstrap CI, judged against the band."""
-    arrays = [np.asarray(s, dtype=float) for s in samples]
-    arrays = [a[~np.isnan(a)] for a in arrays]
+    """A timed effect: statistic(*samples, axis=-1) with its bootstrap CI, judged against the band.
+    Samples from by_repeat are paired by repeat; plain arrays are resampled each on its own."""
+    arrays = align(samples)
     repeats = min((len(a) for a in arrays), default=0)
     value = float(statistic(*arrays, axis=-1)) if repeats else math.nan
+    common = {"repeats": repeats, "pairing": arrays.pairing, "cells_dropped": arrays.dropped}
     if repeats < min_repeats:
-        return Outcome("inconclusive", value, repeats=repeats,
-                       reason=f"{repeats} repeat(s), fewer than the {min_repeats} the criterion needs")
+        return Outcome("inconclusive", value, reason=f"{repeats} repeat(s), fewer than the {min_repeats} the "
+                                                     "criterion needs", **common)
     if not math.isfinite(value):
-        return Outcome("inconclusive", value, repeats=repeats, reason="the effect is undefined (a zero median)")
+        return Outcome("inconclusive", value, reason="the effect is undefined (a zero median)", **common)
     with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = bootstrap_interval(arrays, statistic)
+        low, high = bootstrap_interval(arrays, statistic, paired=arrays.paired)
     verdict = judge_interval(low, high, band)
     reason = {
         "yes": "",
         "no": f"the 95% CI [{low:.4g}, {high:.4g}] lies outside {band_text(band)}",
         "inconclusive": f"the 95% CI [{low:.4g}, {high:.4g}] straddles {band_text(band)}",
     }[verdict]
-    return Outcome(verdict, value, low, high, repeats, reason)
+    return Outcome(verdict, value, low, high, reason=reason, **common)
 
 
 def evaluate_medians(treatment, reference, criterion: Criterion, band: dict | None = None,
@@ -261,22 +376,55 @@ def evaluate_medians(treatment, reference, criterion: Criterion, band: dict | No
                               band if band is not None else criterion.band, int(criterion.min_repeats))
 
 
+def median_over_cells(cell_statistic: Callable, arity: int = 2) -> Callable:
+    """The statistic of several cells' samples (laid out cell after cell, `arity` samples each):
+    the median over the cells of cell_statistic, so a claim judged at several cells has one
+    effect and one interval."""
+    def statistic(*samples, axis=-1):
+        per_cell = [cell_statistic(*samples[i:i + arity], axis=axis) for i in range(0, len(samples), arity)]
+        return np.median(np.stack(per_cell, axis=-1), axis=-1)
+
+    return statistic
+
+
+def evaluate_cells(cells: Sequence[Sequence], criterion: Criterion, cell_statistic: Callable | None = None,
+                   band: dict | None = None) -> Outcome:
+    """A timed claim judged at several cells, combined as its criterion's `combine` says
+    (`median`: the median over the cells of each cell's effect, one paired bootstrap over the
+    repeats all cells share). Each cell is a sequence of samples (treatment, reference)."""
+    rule = (criterion.get("combine") or {}).get("rule")
+    if len(cells) > 1 and rule != "median":
+        raise ValueError(f"{criterion.id}: a timed claim at {len(cells)} cells needs combine: {{rule: median}} "
+                         "in its criterion")
+    arity = len(cells[0]) if cells else 2
+    statistic = median_over_cells(cell_statistic or median_effect(criterion.effect), arity)
+    samples = [sample for cell in cells for sample in cell]
+    return evaluate_statistic(samples, statistic, band if band is not None else criterion.band,
+                              int(criterion.min_repeats))
+
+
 def inconclusive(reason: str, repeats: int | None = None, value: float = math.nan) -> Outcome:
     return Outcome("inconclusive", value, repeats=repeats, reason=reason)
 
 
-def combine(outcomes: Sequence[Outcome]) -> Outcome:
-    """Several cells of one claim: yes if every one is, no if any is, else inconclusive.
-    The interval reported is the envelope of the cells' intervals."""
+def combine_counts(outcomes: Sequence[Outcome], criterion: Criterion, value: float = math.nan) -> Outcome:
+    """Several deterministic cells of one count claim, combined as its criterion's `combine`
+    says: `all` (every cell inside the band) or `share` (at least that share of the cells);
+    a cell that could not be counted makes the claim inconclusive."""
+    spec = criterion.get("combine") or {}
+    rule = spec.get("rule")
+    if rule not in ("all", "share"):
+        raise ValueError(f"{criterion.id}: count cells need combine: {{rule: all}} or {{rule: share, share: x}}")
     verdicts = [o.reproduced for o in outcomes]
-    verdict = "yes" if verdicts and all(v == "yes" for v in verdicts) else (
-        "no" if "no" in verdicts else "inconclusive")
-    lows = [o.ci_low for o in outcomes if not math.isnan(o.ci_low)]
-    highs = [o.ci_high for o in outcomes if not math.isnan(o.ci_high)]
-    repeats = [o.repeats for o in outcomes if o.repeats is not None]
-    reasons = [o.reason for o in outcomes if o.reason and o.reproduced != "yes"]
-    return Outcome(verdict, math.nan, min(lows, default=math.nan), max(highs, default=math.nan),
-                   min(repeats, default=None), "; ".join(dict.fromkeys(reasons)))
+    reasons = "; ".join(dict.fromkeys(o.reason for o in outcomes if o.reason and o.reproduced != "yes"))
+    if not verdicts or "inconclusive" in verdicts:
+        return Outcome("inconclusive", value, reason=reasons or "no cell counted")
+    needed = 1.0 if rule == "all" else float(spec["share"])
+    share = verdicts.count("yes") / len(verdicts)
+    verdict = "yes" if share >= needed - 1e-12 else "no"
+    reason = "" if verdict == "yes" else f"{verdicts.count('yes')} of {len(verdicts)} cells inside the band " \
+                                         f"(needs {needed:.0%}): {reasons}"
+    return Outcome(verdict, value, reason=reason)
 
 
 def missing_columns(criterion: Criterion, columns) -> list[str]:
@@ -296,7 +444,7 @@ class ClaimResult:
     ours: str
     outcome: Outcome
     theirs: str | None = None  # default: the yaml's
-    variant: str = ""  # a qualifier when one criterion is evaluated more than once (E4's schedulers)
+    variant: str = ""  # a qualifier when a check is evaluated more than once (E4's schedulers)
     why: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -305,23 +453,47 @@ class ClaimResult:
         return self.criterion.id
 
     @property
+    def role(self) -> str:
+        return self.criterion.role
+
+    @property
     def text(self) -> str:
         return f"{self.variant}: {self.criterion.text}" if self.variant else self.criterion.text
 
-    def row(self) -> dict:
+    def row(self, study: str = "") -> dict:
         o = self.outcome
+        effect, low, high = _rounded(o.value, o.ci_low, o.ci_high)
         return {
-            "claim": self.text, "ours": self.ours,
-            "theirs": self.theirs if self.theirs is not None else self.criterion.theirs,
-            "reproduced": o.reproduced,
-            "ci_low": _number(o.ci_low), "ci_high": _number(o.ci_high),
+            # A check evaluated at several variants (E2's thread counts) keeps one id per variant.
+            "study": study, "id": f"{self.claim_id}@{self.variant}" if self.variant and self.role == "check"
+            else self.claim_id, "role": self.role, "claim": self.text,
+            "setting": self.criterion.setting, "setting_note": self.criterion.get("setting_note", ""),
+            "ours": self.ours, "theirs": self.theirs if self.theirs is not None else self.criterion.theirs,
+            "reproduced": o.reproduced, "effect": effect, "ci_low": low, "ci_high": high,
             "repeats": "" if o.repeats is None else int(o.repeats),
-            "mechanism": self.criterion.mechanism, "criterion": self.criterion.text_of_criterion(),
+            "pairing": o.pairing if self.criterion.timed else "deterministic count",
+            "cells_dropped": int(o.cells_dropped),
+            "criterion": self.criterion.text_of_criterion(), "mechanism": self.criterion.mechanism,
+            "reason": self.explanation(),
         }
 
     def explanation(self) -> str:
-        parts = [p for p in (self.outcome.reason, self.why) if p]
+        parts = [p for p in (self.outcome.reason, self.why, far_beyond(self.outcome, self.criterion.band)) if p]
         return "; ".join(parts)
+
+
+def far_beyond(outcome: Outcome, band: dict) -> str:
+    """Where a one-sided band is passed by at least double its bound, say so: a bare `yes`
+    would hide that ours is far from the original's number."""
+    if outcome.reproduced != "yes" or not math.isfinite(outcome.value):
+        return ""
+    lower = [band[k] for k in ("min", "above") if k in band]
+    upper = [band[k] for k in ("max", "below") if k in band]
+    if lower and not upper and lower[0] > 0 and outcome.value >= 2 * lower[0]:
+        return f"far beyond the original: {outcome.value / lower[0]:.1f}x the band's lower bound {lower[0]:g}"
+    if upper and not lower and upper[0] < 0 and outcome.value <= 2 * upper[0]:
+        return f"far beyond the original: {outcome.value / upper[0]:.1f}x the band's bound {upper[0]:g}"
+    return ""
 
 
 def count_result(criterion: Criterion, ours: str, value: float, why_not: str = "") -> ClaimResult:
@@ -332,14 +504,27 @@ def count_result(criterion: Criterion, ours: str, value: float, why_not: str = "
     return result
 
 
+SIGNIFICANT = 4  # the value and its interval rounded alike
+
+
 def _number(value: float):
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else float(f"{value:.6g}")
+    return "" if value is None or (isinstance(value, float) and not math.isfinite(value)) else \
+        float(f"{value:.{SIGNIFICANT}g}")
 
 
-def claims_frame(results: Sequence[ClaimResult]):
+def _rounded(value: float, low: float, high: float) -> tuple:
+    """The effect and its interval to the same decimal place (that of the value's 4th significant digit)."""
+    finite = [abs(v) for v in (value, low, high) if v is not None and math.isfinite(v) and v != 0]
+    if not finite:
+        return tuple(_number(v) for v in (value, low, high))
+    places = max(0, SIGNIFICANT - 1 - int(math.floor(math.log10(max(finite)))))
+    return tuple("" if v is None or not math.isfinite(v) else round(float(v), places) for v in (value, low, high))
+
+
+def claims_frame(results: Sequence[ClaimResult], study: str = ""):
     import pandas as pd
 
-    frame = pd.DataFrame([r.row() for r in results], columns=CLAIM_COLUMNS)
+    frame = pd.DataFrame([r.row(study) for r in results], columns=CLAIM_COLUMNS)
     if not frame["reproduced"].isin(OUTCOMES).all():
         raise ValueError(f"outcomes outside {OUTCOMES}: {sorted(set(frame['reproduced']))}")
     return frame
@@ -353,33 +538,88 @@ def counts(results_or_frame) -> dict[str, int]:
     return {outcome: values.count(outcome) for outcome in OUTCOMES}
 
 
+def headline(results: Sequence[ClaimResult]) -> str:
+    """'F findings: y reproduced, n not, i inconclusive (original setting a/b, scaled c/d); C checks: ...'"""
+    findings = [r for r in results if r.role == "finding"]
+    checks = [r for r in results if r.role == "check"]
+    f, c = counts(findings), counts(checks)
+    settings = []
+    for setting in SETTINGS:
+        at = [r for r in findings if r.criterion.setting == setting]
+        if at:
+            settings.append(f"{counts(at)['yes']}/{len(at)} at the {setting} setting")
+    return (f"{f['yes']} of {len(findings)} findings reproduced ({f['no']} no, {f['inconclusive']} inconclusive; "
+            f"{', '.join(settings) or 'none'}); checks beside, not added in: {c['yes']} yes, {c['no']} no, "
+            f"{c['inconclusive']} inconclusive of {len(checks)}")
+
+
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _effect_text(row: dict) -> str:
+    if row["effect"] == "":
+        return ""
+    text = f"{row['effect']:g}"
+    if row["ci_low"] != "":
+        text += f" [{row['ci_low']:g}, {row['ci_high']:g}]"
+    return text
+
+
+def _table(results: Sequence[ClaimResult], study: str) -> list[str]:
+    shown = ["claim", "setting", "ours", "theirs", "reproduced", "effect [95% CI]", "repeats"]
+    lines = ["| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
+    for result in results:
+        row = result.row(study)
+        row["effect [95% CI]"] = _effect_text(row)
+        lines.append("| " + " | ".join(_cell(row[c]) for c in shown) + " |")
+    return lines
+
+
+def load_account(*frames) -> str:
+    """How many timed cells foreign load made rerun or drop, from the tables' `attempts` and
+    `disturbed` columns (issue 29); empty where the runs carry neither."""
+    import pandas as pd
+
+    cells = reruns = dropped = 0
+    seen = False
+    for frame in frames:
+        if frame is None or not len(frame):
+            continue
+        if "attempts" in frame.columns:
+            seen = True
+            attempts = pd.to_numeric(frame["attempts"], errors="coerce").fillna(1)
+            cells += len(frame)
+            reruns += int((attempts - 1).clip(lower=0).sum())
+        if "disturbed" in frame.columns:
+            seen = True
+            dropped += int(frame["disturbed"].astype(str).str.lower().isin(["true", "1", "yes"]).sum())
+    if not seen:
+        return "The runs record no foreign load (made before it was measured): no cell was checked for it."
+    return (f"Foreign load (workflows/claims/foreign_load.yaml): {cells} timed cells, {reruns} rerun(s) for "
+            f"foreign CPU above the limit, {dropped} still disturbed and left out of every interval.")
+
+
 def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble: str = "") -> str:
-    """claims.md: the table, each claim's criterion and source, and why the others differ."""
-    found = counts(results)
+    """claims.md: the findings, then the checks, each claim's criterion and source, and why the others differ."""
     lines = [f"# {criteria.title}", ""]
     if preamble:
         lines += [preamble, ""]
-    lines += [f"{found['yes']} yes, {found['no']} no, {found['inconclusive']} inconclusive of {len(results)} claims. "
-              f"Criteria: `workflows/claims/{criteria.study}.yaml` (fixed before the data); the original's numbers: "
-              f"`{criteria.paper_values}`.", ""]
-    shown = ["claim", "ours", "theirs", "reproduced", "ci_low", "ci_high", "repeats"]
-    lines += ["| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
-    for result in results:
-        row = result.row()
-        lines.append("| " + " | ".join(_cell(row[c]) for c in shown) + " |")
-    lines += ["", "## Criteria", ""]
+    lines += [f"{headline(results)}. Criteria: `workflows/claims/{criteria.study}.yaml` (their history: "
+              f"`workflows/claims/HISTORY.md`); the original's numbers: `{criteria.paper_values}`.", ""]
+    for role, title in (("finding", "Findings of the original"), ("check", "Our checks (hypotheses, mechanisms, "
+                                                                            "design; not in the headline)")):
+        lines += [f"## {title}", ""] + _table([r for r in results if r.role == role], criteria.study) + [""]
+    lines += ["## Criteria", ""]
     for n, result in enumerate(results, 1):
         c = result.criterion
-        lines.append(f"{n}. **{result.text}** ({c.kind}; source: {c.source}): {c.text_of_criterion()}. "
-                     f"Why this band: {c.why_band}. Mechanism: {c.mechanism}.")
+        scaled = f" Setting: scaled ({c.get('setting_note')})." if c.setting == "scaled" else ""
+        lines.append(f"{n}. **{result.text}** ({c.role}, {c.kind}; source: {c.source}): {c.text_of_criterion()}. "
+                     f"Why this band: {c.why_band}. Mechanism: {c.mechanism}.{scaled}")
     differ = [(n, r) for n, r in enumerate(results, 1) if r.outcome.reproduced != "yes"]
     lines += ["", "## Not reproduced or inconclusive", ""]
     if differ:
-        lines += [f"{n}. **{r.text}** ({r.outcome.reproduced}): {r.explanation() or 'see the criterion'}."
+        lines += [f"{n}. **{r.text}** ({r.role}, {r.outcome.reproduced}): {r.explanation() or 'see the criterion'}."
                   for n, r in differ]
     else:
         lines.append("Every claim reproduced.")
@@ -391,14 +631,23 @@ def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble
 
 def write_claims(results: Sequence[ClaimResult], criteria: Criteria, csv_path, md_path, preamble: str = "",
                  extra_markdown: str = ""):
-    """Writes claims.csv (CLAIM_COLUMNS) and claims.md; returns the table."""
+    """Writes claims.csv (CLAIM_COLUMNS, findings then checks), findings.csv and checks.csv beside
+    it, and claims.md; returns the table. A finding is judged once: one row per finding."""
     emitted = {r.claim_id for r in results}
     unknown = emitted - set(criteria.claims)
     if unknown:
         raise ValueError(f"claims not in workflows/claims/{criteria.study}.yaml: {sorted(unknown)}")
-    table = claims_frame(results)
-    Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+    findings = [r.claim_id for r in results if r.role == "finding"]
+    twice = sorted({f for f in findings if findings.count(f) > 1})
+    if twice:
+        raise ValueError(f"findings judged more than once (one row each, cells combined by the criterion): {twice}")
+    results = [r for r in results if r.role == "finding"] + [r for r in results if r.role == "check"]
+    table = claims_frame(results, criteria.study)
+    csv_path = Path(csv_path)
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
+    for role, name in (("finding", "findings.csv"), ("check", "checks.csv")):
+        table[table["role"] == role].to_csv(csv_path.parent / name, index=False)
     text = claims_markdown(results, criteria, preamble)
     if extra_markdown:
         text += "\n" + extra_markdown.rstrip("\n") + "\n"

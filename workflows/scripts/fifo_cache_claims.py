@@ -40,7 +40,7 @@ class Runs:
 
 
 def nopm_speedup(r: Runs, c: cc.Criterion, paper) -> ClaimResult:
-    fifo, lru = r.rows(common.LOCK_FREE_POLICY)["nopm"], r.rows(common.LOCKED_POLICY)["nopm"]
+    fifo, lru = cc.by_repeat(r.rows(common.LOCK_FREE_POLICY), "nopm"), cc.by_repeat(r.rows(common.LOCKED_POLICY), "nopm")
     theirs = (f"{paper['after']['nopm'] / paper['before']['nopm']:.1f}x ({paper['after']['nopm']:,} vs "
               f"{paper['before']['nopm']:,} NOPM, {paper['setup']['clients']} clients)")
     if fifo.empty or lru.empty:
@@ -85,8 +85,7 @@ def no_lock_on_hits(r: Runs, c: cc.Criterion) -> ClaimResult:
     fifo_locks = float(fifo["hit_locks"].max())
     lru_extra = float((lru["hit_locks"] - lru["pool_hits"]).abs().max())
     outcomes = [cc.evaluate_count(fifo_locks, c.band), cc.evaluate_count(lru_extra, c.band)]
-    verdict = cc.combine(outcomes)
-    verdict.repeats = None
+    verdict = cc.combine_counts(outcomes, c)
     result = ClaimResult(c, f"locks on hits: soqol {fifo_locks:,.0f}; lru {int(lru['hit_locks'].iloc[0]):,} of "
                             f"{int(lru['pool_hits'].iloc[0]):,} hits", verdict)
     if verdict.reproduced == "no":
@@ -174,7 +173,7 @@ def lru_lock_explains_speedup(r: Runs, c: cc.Criterion) -> ClaimResult:
     if lru.empty or "hit_lock_wait_pct" not in lru:
         return ClaimResult(c, "n/a", cc.inconclusive("lru not run at this fraction, or runs without lock waits"))
     median = lambda a, axis=-1: np.median(a, axis=axis)  # noqa: E731
-    outcome = cc.evaluate_statistic([lru["hit_lock_wait_pct"].to_numpy()], median, c.band, int(c.min_repeats))
+    outcome = cc.evaluate_statistic([cc.by_repeat(lru, "hit_lock_wait_pct")], median, c.band, int(c.min_repeats))
     waits = int(lru["hit_lock_waits"].median())
     result = ClaimResult(c, f"{outcome.value:.3g}%{cc.interval(outcome, 3, '%')} of the terminals' time "
                             f"({waits:,} of {int(lru['hit_locks'].median()):,} hit locks waited; {r.terminals} "
@@ -201,12 +200,14 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_pat
 
     criteria = cc.load_criteria(criteria_path or "fifo_cache")
     runs = pd.DataFrame([run_row(p) for p in run_paths])
+    if "source" not in runs:  # the record's path names its repeat (results/raw/fifo_cache/rep<r>/...)
+        runs["source"] = [str(p) for p in run_paths]
     scale = pd.DataFrame([scale_row(p) for p in scale_paths])
     found = claims(runs, scale, common.load_paper(paper_path), criteria)
     return cc.write_claims(
         found, criteria, csv_path, md_path,
         "NOPM and TPM as HammerDB reports them: New Orders committed per minute; committed and rolled-back "
-        "transactions per minute.",
+        "transactions per minute. " + cc.load_account(runs),
     )
 
 

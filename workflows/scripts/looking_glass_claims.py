@@ -77,7 +77,7 @@ class Tables:
         """Per-run throughput of a step: wall time (throughput_tps) or CPU time (cpu_tps)."""
         if column not in self.runs.columns:
             return pd.Series(dtype=float)
-        return self.runs.loc[self.runs["step"] == step, column].astype(float)
+        return cc.by_repeat(self.runs[self.runs["step"] == step], column)
 
     def tps(self, step, column: str = "throughput_tps") -> float:
         samples = self.tps_samples(step, column)
@@ -342,7 +342,8 @@ def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=Non
     backend = common.backend_of(tables.instructions)
     preamble = (f"Harizopoulos et al., *OLTP through the looking glass*, SIGMOD 2008, against the dbrepro engine "
                 f"(profile `{profile}`). Instruction counts: {backend}"
-                + (" (cycles are callgrind's estimate, not measured)" if tables.estimated else "") + ".")
+                + (" (cycles are callgrind's estimate, not measured)" if tables.estimated else "") + ". "
+                + cc.load_account(tables.runs if len(tables.runs) else None))
     return cc.write_claims(results, criteria, csv_path, md_path, preamble)
 
 

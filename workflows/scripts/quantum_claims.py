@@ -61,11 +61,12 @@ class Samples:
             (per_repeat["scheduler"] == scheduler) & (per_repeat.get("placement", placement) == placement)]
         self.repeats = int(rows["repeats"].max()) if "repeats" in rows else 1
 
-    def of(self, workload, q, spc, column) -> np.ndarray:
+    def of(self, workload, q, spc, column) -> pd.Series:
+        """One point's runs by repeat (disturbed runs left out): the paired bootstrap's sample."""
         r = self.per_repeat
         hit = r[(r["workload"] == workload) & (r["quantum_ms"].astype(str).map(_as_int) == q)
                 & (r["sessions_per_cpu"] == spc)]
-        return hit[column].to_numpy(dtype=float) if column in hit else np.array([])
+        return cc.by_repeat(hit, column)
 
 
 def _unmet(c: cc.Criterion, s: Samples) -> cc.Outcome | None:
@@ -88,10 +89,12 @@ def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, ou
                                c, band=saved["band"], effect=saved["effect"])
     if work.reproduced != "yes":
         work.reason = f"work saved ({saved['column']}, Q={short}->{long} ms): {work.reason or 'not shown'}"
-    # The verdict needs both; the interval reported stays the claim's own effect's.
-    combined = cc.combine([outcome, work])
-    combined.value, combined.ci_low, combined.ci_high = outcome.value, outcome.ci_low, outcome.ci_high
-    return combined
+    # The verdict needs both (the criterion's work_saved): the time effect's own verdict where the
+    # work saved is shown, else the work's; the effect and interval reported stay the time effect's.
+    if work.reproduced == "yes" or outcome.reproduced != "yes":
+        return outcome
+    return cc.Outcome(work.reproduced, outcome.value, outcome.ci_low, outcome.ci_high, outcome.repeats,
+                      work.reason, outcome.pairing, outcome.cells_dropped)
 
 
 def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: cc.Criteria,
@@ -154,6 +157,15 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
                                     f"(x{spread:.1f}) over Q = {', '.join(map(str, compared))} ms, {high}/CPU"
                                     f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
     return found
+
+
+def scoped(runs: pd.DataFrame, scope: dict) -> tuple[str, str] | None:
+    """The (scheduler, placement) the findings judge: the criteria's scheduler at the first of its
+    placements the runs have."""
+    scheduler = scope.get("scheduler", "os_rr")
+    placements = scope.get("placement") or ["pinned", "unpinned"]
+    have = set(map(tuple, runs[["scheduler", "placement"]].drop_duplicates().to_numpy()))
+    return next(((scheduler, p) for p in placements if (scheduler, p) in have), None)
 
 
 def _or(value: float, default: float) -> float:
@@ -229,6 +241,8 @@ def per_repeat_runs(record_paths) -> pd.DataFrame | None:
 
     rows = pd.DataFrame([run_row(p) for p in record_paths])
     rows["quantum_ms"] = rows["quantum_ms"].astype(str)
+    if "source" not in rows:  # the record's path names its repeat (results/raw/quantum/rep<r>/...)
+        rows["source"] = [str(p) for p in record_paths]
     return rows
 
 
@@ -237,12 +251,22 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
     paper = load_paper(paper_path)
     criteria = cc.load_criteria(criteria_path or "quantum")
     per_repeat = per_repeat_runs(list(record_paths))
-    found = []
+    found, others = [], []
     if "placement" not in runs:
         runs = runs.assign(placement="pinned")
+    judged = scoped(runs, criteria.scope)
     for (scheduler, placement), rows in runs.groupby(["scheduler", "placement"], sort=True):
         if scheduler != "os_fair" and len(quanta(rows)) >= 2:
-            found += scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement)
+            claims = scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement)
+            (found if (scheduler, placement) == judged else others).extend(claims)
+    if not found:  # the scope's scheduler was not run: each finding says so once
+        where = f"{criteria.scope.get('scheduler')} ({', '.join(criteria.scope.get('placement', []))})"
+        found = [ClaimResult(c, "not run", cc.inconclusive(f"the criteria judge {where}, which this profile did "
+                                                           "not run with two quanta")) for c in criteria.claims.values()]
+    for other in others:  # other schedulers: beside the findings, never judged as them
+        o = other.outcome
+        found[0].notes.append(f"{other.text} ({o.reproduced}; not a finding, the criteria judge "
+                              f"{judged[0]} {judged[1]}): {other.ours}")
     effects_text = "\n".join([
         "## Which mechanism each effect comes from", "",
         "A longer quantum can shorten the mean session time by finishing order (turns long against a session "
@@ -250,7 +274,8 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
         "CPU time per session). runs.csv has the round-robin prediction of finishing order beside every point "
         "and the residual; the switch cost and refill per session come from an in-run regression of each unit "
         "of work's CPU time on the switches inside it.", "", *mechanisms(runs, criteria.attribution)])
-    table = cc.write_claims(found, criteria, csv_path, md_path, extra_markdown=effects_text)
+    table = cc.write_claims(found, criteria, csv_path, md_path, extra_markdown=effects_text,
+                            preamble=cc.load_account(per_repeat))
     print(f"{len(table)} claims -> {csv_path}", file=sys.stderr)
     return table
 
