@@ -118,7 +118,7 @@ rule key_cache_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
         " --repeat {wildcards.rep} --mode {params.mode}"
         " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
         " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fractions {params.index_fractions}"
@@ -256,7 +256,7 @@ rule key_cache_mariadb_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.key_cache_mariadb run --datadir {params.datadir:q} --table {input.table:q}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run --datadir {params.datadir:q} --table {input.table:q}"
         " --threads {params.threads} --points {params.points} --segments {params.segments}"
         " --seconds {params.seconds} --warmup-seconds {params.warmup} --key-buffer-bytes {params.buffer}"
         " --seed {params.seed} --repeat {wildcards.rep} --out {output.record:q} > {log:q} 2>&1"

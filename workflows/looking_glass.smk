@@ -102,7 +102,7 @@ rule looking_glass_ladder_run:
     resources:
         timed=1,
     shell:
-        "mkdir -p {params.log_dir:q} && {DBREPRO} run tpcc --stack {params.stack}"
+        "mkdir -p {params.log_dir:q} && {FOREIGN_LOAD_ENV} {DBREPRO} run tpcc --stack {params.stack}"
         " --warehouses {params.warehouses} --seconds {params.seconds} --transactions 0"
         " --seed {params.seed} --variant paper --log-dir {params.log_dir:q}"
         " --no-progress --out {output.record:q} > {log:q} 2>&1"

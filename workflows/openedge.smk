@@ -79,7 +79,7 @@ rule openedge_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_scan_run:
@@ -97,7 +97,7 @@ rule openedge_scan_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.openedge {params.options} --workload scan --steps {params.steps} --repeats 1 "
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --workload scan --steps {params.steps} --repeats 1 "
         "--out {output.record:q} > {log:q} 2>&1"
 
 
@@ -119,7 +119,7 @@ rule openedge_latency_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --message-delay-us {params.delay} "
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --message-delay-us {params.delay} "
         "--repeats 1 --out {output.record:q} > {log:q} 2>&1"
 
 

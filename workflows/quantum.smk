@@ -108,7 +108,7 @@ rule quantum_run:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --placement {params.placement}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --placement {params.placement}"
         " --workload {params.workload} --quantum-ms {params.quantum} --sessions-per-cpu {params.sessions}"
         " --cpus {params.cpus} --table-mb {params.table_mb} --sizing {input.sizing:q}"
         " --out {output.record:q} > {log:q} 2>&1"

@@ -38,7 +38,7 @@ rule tpcc_run:
     # are part of the rerun provenance, and the interpreter's path differs
     # between `snakemake` and `python -m snakemake` (python3 vs python).
     shell:
-        "{DBREPRO} run tpcc"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run tpcc"
         " --warehouses {wildcards.warehouses} --variant {wildcards.variant}"
         " --transactions {params.transactions} --seed {params.seed}"
         " --no-progress --out {output.record:q} > {log:q} 2>&1"

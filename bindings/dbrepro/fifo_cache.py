@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import registry, tpcc
+from . import host_load, registry, tpcc
 from .result import RunResult
 from .tpcc import TRACE_FORMATS, ConfigError, _integer
 
@@ -99,6 +99,8 @@ def run_cells(
     data_dir: str = "",
     o_direct: bool = True,
     check_consistency: bool = True,
+    max_foreign_cores: float | None = None,
+    max_reruns: int | None = None,
 ) -> list[Path]:
     """Every policy at every pool fraction at one warehouse count (E5's scale
     sweep), each cell's record written to `cell_path(out, ...)`; their paths.
@@ -109,10 +111,12 @@ def run_cells(
     writes the file afresh and drops it from the kernel's page cache, as a run
     of its own does, so each cell counts what `run(policy, fraction, ...)`
     counts for the same seed. A child that fails stops the sweep with an
-    error naming its cell (its own error is on stderr above).
+    error naming its cell (its own error is on stderr above). Each cell is
+    guarded against foreign load as `tpcc.run` is (max_foreign_cores,
+    max_reruns; its window: the child's life, file write included).
     """
     from . import _engine
-    from .records import write_record
+    from .records import read_record, write_record
 
     settings = dict(warehouses=warehouses, transactions=transactions, warmup_transactions=warmup_transactions,
                     seed=seed, data_dir=data_dir, o_direct=o_direct, check_consistency=check_consistency)
@@ -126,6 +130,7 @@ def run_cells(
     if len(paths) < len(policies) * len(fractions):
         raise ConfigError("out", f"{out!r} gives {len(paths)} paths to {len(policies) * len(fractions)} cells "
                                  "(a policy or fraction twice, or {policy} or {percent} missing)")
+    guard = tpcc.guard_settings(max_foreign_cores, max_reruns)
     written = []
     for policy in policies:
         loaded = _engine.load_disk(**load_configs[policy])
@@ -133,13 +138,19 @@ def run_cells(
             path = cell_path(out, policy, warehouses, fraction)
 
             def cell() -> None:
-                result = tpcc.measured(lambda: loaded.run_cell(pool_fraction=fraction))
+                result = tpcc.measured(lambda: loaded.run_cell(pool_fraction=fraction), guarded=False)
                 write_record(result, path)
                 print(summary(result), flush=True)
                 if result.consistent is False:
                     raise RuntimeError("TPC-C's consistency check failed (the record says which condition)")
 
-            _run_forked(cell, f"{policy} at {fraction:g} of {warehouses} warehouses")
+            # Metered here, around the child (our own tree): a disturbed cell
+            # runs again in a fresh fork (the loaded database stays pristine).
+            kept = host_load.run_guarded(
+                lambda: _run_forked(cell, f"{policy} at {fraction:g} of {warehouses} warehouses"), **guard)
+            record = read_record(path)
+            record["metrics"]["host"].update(kept.cell_fields())
+            write_record(record, path)
             written.append(path)
         del loaded
     return written

@@ -39,9 +39,10 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import provenance
+from . import host_load, provenance
+from .host_load import row_columns
 from .result import RunResult
-from .tpcc import ConfigError, _integer, engine_config_error
+from .tpcc import ConfigError, _integer, engine_config_error, guard_settings
 
 KIND = "key_cache"
 DISTRIBUTIONS = ("special", "uniform")
@@ -197,6 +198,8 @@ def run(
     replacement: str = "midpoint",
     latch: str = "adaptive",
     seed: int = 1,
+    max_foreign_cores: float | None = None,
+    max_reruns: int | None = None,
 ) -> RunResult:
     """Run every (index fraction, threads, points) cell, each `segments` value in turn (rotated by `repeat`).
 
@@ -208,6 +211,12 @@ def run(
     `index_fractions` (e.g. other P or cache sizes at fewer thread counts).
     Without `table_dir`, a table of `rows` rows is built in a temporary
     directory and removed after.
+
+    Each (index fraction, threads, points) cell is one engine run, metered
+    for foreign load (dbrepro.host_load) and run again at once while its
+    foreign CPU plus steal exceeds `max_foreign_cores` cores, at most
+    `max_reruns` times (not given: the environment's, else measured only, as
+    tpcc.run); each of its segment arms carries the cell's five fields.
     """
     config = validate_config(
         segments=list(segments) if isinstance(segments, (list, tuple)) else segments, repeat=repeat, mode=mode,
@@ -217,27 +226,38 @@ def run(
         extra_grids=list(extra_grids), division_limit=division_limit,
         age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
     )
+    guard = guard_settings(max_foreign_cores, max_reruns)
     if table_dir is None:
         with tempfile.TemporaryDirectory(prefix="dbrepro_sbtest_") as tmp:
             build_table(tmp, rows=rows, seed=seed)
-            return _run_on(tmp, config)
-    return _run_on(str(table_dir), config)
+            return _run_on(tmp, config, guard)
+    return _run_on(str(table_dir), config, guard)
 
 
-def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
+def _run_on(table_dir: str, config: dict[str, Any], guard: dict[str, Any]) -> RunResult:
     from . import _engine
 
     table = table_info(table_dir)
-    loadavg_before = _loadavg()
+    loadavg_before = host_load.loadavg()
     started = time.perf_counter()
     engine, cells = {}, []
     for grid in [{key: config[key] for key in GRID_KEYS}, *config["extra_grids"]]:
-        for fraction in grid["index_fractions"]:  # one engine run per cache size, its cells recording it
-            engine = _engine.key_cache_run(
-                table_dir=table_dir, **_engine_settings(config), threads=grid["threads"], points=grid["points"],
-                index_fraction=fraction,
-            )
-            cells += engine.pop("cells")
+        for fraction in grid["index_fractions"]:
+            # The unit of measurement: one (index fraction, threads, points)
+            # cell, an engine run of its own whose segment arms run in turn
+            # (each on a fresh cache, with its own warm-up, as in a grid run);
+            # rerun whole while disturbed by foreign load.
+            for threads in grid["threads"]:
+                for points in grid["points"]:
+                    kept = host_load.run_guarded(
+                        lambda: _engine.key_cache_run(
+                            table_dir=table_dir, **_engine_settings(config), threads=[threads], points=[points],
+                            index_fraction=fraction,
+                        ),
+                        **guard,
+                    )
+                    engine = kept.value
+                    cells += [{**cell, **kept.cell_fields()} for cell in engine.pop("cells")]
     metrics = {
         "cells": cells,
         "cache": engine,
@@ -245,7 +265,7 @@ def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
             "cpu_count": os.cpu_count(),
             "wall_seconds": time.perf_counter() - started,
             "loadavg_before": loadavg_before,
-            "loadavg_after": _loadavg(),
+            "loadavg_after": host_load.loadavg(),
         },
     }
     full_config = {
@@ -261,13 +281,6 @@ def _run_on(table_dir: str, config: dict[str, Any]) -> RunResult:
 def _engine_settings(config: dict[str, Any]) -> dict[str, Any]:
     """The settings every engine run of a record shares (the grid's are set per run)."""
     return {name: value for name, value in config.items() if name not in (*GRID_KEYS, "extra_grids")}
-
-
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 3) for x in os.getloadavg()]
-    except OSError:
-        return None
 
 
 def cell_rows(result: RunResult) -> list[dict[str, Any]]:
@@ -286,8 +299,10 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "index_fraction": config.get("index_fraction", 1.0),  # records before the sweep; cells carry theirs
             "seconds_limit": config["seconds"],
             "buffer_bytes": metrics["cache"].get("buffer_bytes"),  # older records: one cache per record
-            **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()},
+            **{("rows_returned" if name == "rows" else name): value for name, value in cell.items()
+               if name != "foreign_load"},
             "cpu_count": metrics["host"]["cpu_count"],
+            **row_columns(cell),  # the cell's foreign load (unmeasured in older records)
         }
         for cell in metrics["cells"]
     ]

@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import key_cache, provenance
+from .host_load import loadavg, row_columns, run_guarded
 from .key_cache import _list_arg, _Parser
 from .mariadb_server import PrivateServer, ServerError, ToolMissing, missing_tools, tools
 from .result import RunResult
-from .tpcc import ConfigError, _integer
+from .tpcc import ConfigError, _integer, guard_settings
 
 KIND = "key_cache_mariadb"
 DATABASE, TABLE = "sbtest", "sbtest1"
@@ -212,13 +213,6 @@ def read_table(path: str | os.PathLike) -> dict[str, Any]:
 # Run
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 3) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -239,7 +233,7 @@ def one_run(server: PrivateServer, paths: dict[str, str], *, segments: int, thre
         _run_checked([*workload, f"--time={warmup_seconds}", "run"], "sysbench warm-up", warmup_seconds + 600)
     before, cpu, switches, sysbench_cpu = server.global_status(), server.cpu_seconds(), \
         server.context_switches(), _children_cpu()
-    loadavg_before, started = _loadavg(), time.perf_counter()
+    loadavg_before, started = loadavg(), time.perf_counter()
     report = _run_checked([*workload, f"--time={seconds}", "run"], "sysbench run", seconds + 600)
     wall = time.perf_counter() - started
     after, cpu_after, switches_after = server.global_status(), server.cpu_seconds(), server.context_switches()
@@ -261,38 +255,58 @@ def one_run(server: PrivateServer, paths: dict[str, str], *, segments: int, thre
         "sysbench_cpu_seconds": round(_children_cpu() - sysbench_cpu, 4),
         "wall_seconds": round(wall, 4),
         "loadavg_before": loadavg_before,
-        "loadavg_after": _loadavg(),
+        "loadavg_after": loadavg(),
     }
 
 
 def run(*, datadir: str | os.PathLike, table: str | os.PathLike, threads: Sequence[int] = (1, 4),
         points: Sequence[int] = (10,), segments: Sequence[int] = (0, 32, 64), seconds: int = 2,
-        warmup_seconds: int = 1, key_buffer_bytes: int = 0, seed: int = 303, repeat: int = 1) -> RunResult:
-    """One repeat of the grid on a private server: every (points, threads) cell, each segments value in turn."""
+        warmup_seconds: int = 1, key_buffer_bytes: int = 0, seed: int = 303, repeat: int = 1,
+        max_foreign_cores: float | None = None, max_reruns: int | None = None) -> RunResult:
+    """One repeat of the grid on a private server: every (points, threads) cell, each segments value in turn.
+
+    Each cell (all its segments values) is metered for foreign load and run
+    again whole while disturbed (max_foreign_cores, max_reruns: as tpcc.run);
+    each of its runs carries the cell's five fields."""
     config = validate_config(threads=list(threads), points=list(points), segments=list(segments), seconds=seconds,
                              warmup_seconds=warmup_seconds, key_buffer_bytes=key_buffer_bytes, seed=seed,
                              repeat=repeat)
+    guard = guard_settings(max_foreign_cores, max_reruns)
     described = read_table(table)
     paths = tools()
     buffer = buffer_for_index(described["index_bytes"], config["key_buffer_bytes"])
     order = interleaved_order(config["segments"], config["repeat"])
     options = server_options(buffer)
-    started, loadavg_before, runs = time.perf_counter(), _loadavg(), []
+    started, loadavg_before, runs = time.perf_counter(), loadavg(), []
     with PrivateServer(datadir, options=options) as server:
         actual_buffer = int(server.variable("key_buffer_size"))
         for p in config["points"]:
             for t in config["threads"]:
-                for s in order:
-                    runs.append(one_run(server, paths, segments=s, threads=t, points=p, seconds=config["seconds"],
-                                        warmup_seconds=config["warmup_seconds"], rows=described["rows"],
-                                        seed=config["seed"]))
-                    print(f"repeat {config['repeat']} P={p} threads={t} segments={s}: "
-                          f"{runs[-1]['queries_per_second']:.0f} q/s, key reads {runs[-1]['key_reads']}", flush=True)
+                def cell(p=p, t=t) -> list[dict[str, Any]]:
+                    """One (P, threads) cell: each segments value in turn."""
+                    cell_runs = []
+                    for s in order:
+                        cell_runs.append(one_run(server, paths, segments=s, threads=t, points=p,
+                                                 seconds=config["seconds"], warmup_seconds=config["warmup_seconds"],
+                                                 rows=described["rows"], seed=config["seed"]))
+                        print(f"repeat {config['repeat']} P={p} threads={t} segments={s}: "
+                              f"{cell_runs[-1]['queries_per_second']:.0f} q/s, "
+                              f"key reads {cell_runs[-1]['key_reads']}", flush=True)
+                    return cell_runs
+
+                # The server and sysbench are our own processes (children;
+                # the server named too, whatever its parent).
+                kept = run_guarded(cell, own_pids=[server.pid], **guard)
+                if kept.attempts > 1 or kept.disturbed:
+                    print(f"repeat {config['repeat']} P={p} threads={t}: {kept.attempts} attempts, "
+                          f"foreign {kept.load.get('foreign_cores')} cores"
+                          + (", still disturbed" if kept.disturbed else ""), flush=True)
+                runs += [{**run, **kept.cell_fields()} for run in kept.value]
     full_config = {**config, "order": order, "key_buffer_bytes": actual_buffer, "server_options": options,
                    "sysbench_script": SCRIPT, "rows": described["rows"], "table_seed": described["seed"],
                    "index_bytes": described["index_bytes"], "data_bytes": described.get("data_bytes")}
     metrics = {"runs": runs, "host": {"cpu_count": os.cpu_count(), "wall_seconds": round(time.perf_counter() - started, 3),
-                                      "loadavg_before": loadavg_before, "loadavg_after": _loadavg()}}
+                                      "loadavg_before": loadavg_before, "loadavg_after": loadavg()}}
     return RunResult(kind=KIND, config=full_config, metrics=metrics, provenance=provenance.collect(),
                      extra={"software": versions(paths)})
 
@@ -305,7 +319,8 @@ def run_rows(result: RunResult) -> list[dict[str, Any]]:
         loadavg = measured.get("loadavg_before") or [math.nan]
         rows.append({
             "repeat": config["repeat"], "position": index, **{k: v for k, v in measured.items() if
-                                                              not isinstance(v, list)},
+                                                              not isinstance(v, (list, dict))},
+            **row_columns(measured),
             "loadavg_1m": loadavg[0], "table_rows": config["rows"], "seconds_limit": config["seconds"],
             "warmup_seconds": config["warmup_seconds"], "key_buffer_bytes": config["key_buffer_bytes"],
             "index_bytes": config["index_bytes"], "cpu_count": result.metrics["host"]["cpu_count"],

@@ -43,8 +43,9 @@ import time
 from typing import Any, Callable, Sequence
 
 from . import provenance
+from .host_load import Guarded, HostLoadMeter, loadavg, row_columns, run_guarded
 from .result import FRAME_ROWS, RunResult
-from .tpcc import ConfigError, engine_config_error
+from .tpcc import ConfigError, engine_config_error, guard_settings
 
 KIND = "openedge"
 STEP_NAMES = ("baseline", "bht", "mtdbs", "ssj")
@@ -76,7 +77,8 @@ def validate_config(**settings: Any) -> dict[str, Any]:
         raise engine_config_error(error, (field["name"] for field in config_fields())) from None
 
 
-def run_ladder(*, progress: Callable[[int, int], Any] | None = None, **settings: Any) -> RunResult:
+def run_ladder(*, progress: Callable[[int, int], Any] | None = None, max_foreign_cores: float | None = None,
+               max_reruns: int | None = None, **settings: Any) -> RunResult:
     """Build Table1..Table7 and time every ladder step `repeats` times, interleaved.
 
     Settings are named as config_fields() lists them (rows, servers, users,
@@ -84,14 +86,22 @@ def run_ladder(*, progress: Callable[[int, int], Any] | None = None, **settings:
     keeps all of them. `progress(done, total)` is called between runs;
     returning False stops the ladder (the record then says `interrupted`).
     Ctrl-C stops it too.
+
+    Each run (one step of one repeat) is metered for foreign load
+    (dbrepro.host_load) and, while its foreign CPU plus steal exceeds
+    `max_foreign_cores` cores, run again alone, at most `max_reruns` times
+    (not given: the environment's, else measured only, as tpcc.run).
     """
     config = validate_config(**settings)
+    guard = guard_settings(max_foreign_cores, max_reruns)
     from . import _engine
 
-    loadavg_before = _loadavg()
+    loadavg_before = loadavg()
     started = time.perf_counter()
-    raw = _engine.openedge_ladder(**config, progress=progress)
-    runs = [summarize_run(run, config) for run in raw["runs"]]
+    loads: list[dict[str, Any]] = []
+    raw = _engine.openedge_ladder(**config, progress=_metered(progress, loads))
+    guarded = [_guarded_step(run, load, config, guard) for run, load in zip(raw["runs"], loads)]
+    runs = [{**summarize_run(kept.value, config), **kept.cell_fields()} for kept in guarded]
     metrics = {
         "runs": runs,
         "database": {"table_rows": raw["table_rows"], "pages": raw["pages"]},
@@ -101,10 +111,43 @@ def run_ladder(*, progress: Callable[[int, int], Any] | None = None, **settings:
             "cpu_count": os.cpu_count(),
             "wall_seconds": time.perf_counter() - started,
             "loadavg_before": loadavg_before,
-            "loadavg_after": _loadavg(),
+            "loadavg_after": loadavg(),
         },
     }
     return RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect())
+
+
+def _metered(progress: Callable[[int, int], Any] | None, loads: list[dict[str, Any]]) -> Callable[[int, int], Any]:
+    """The engine's tick (called before each run and once at the end) with a
+    host_load meter around each run: loads[i] is run i's foreign load, its
+    window the run alone (servers started and stopped, the users' work), not
+    the database's build."""
+    meter: list[HostLoadMeter] = []
+
+    def tick(done: int, total: int) -> Any:
+        if meter:
+            loads.append(meter.pop().stop())
+        answer = progress(done, total) if progress is not None else True
+        if done < total and answer is not False:
+            meter.append(HostLoadMeter().start())
+        return answer
+
+    return tick
+
+
+def _guarded_step(run: dict[str, Any], load: dict[str, Any], config: dict[str, Any], guard: dict[str, Any]) -> Guarded:
+    """A ladder run and its foreign load, rerun while disturbed: the step
+    alone, once, on a database built afresh (the same tuples), metered as
+    the ladder's runs are; it keeps its place (repeat) in the ladder."""
+    from . import _engine
+
+    def rerun() -> tuple[dict[str, Any], dict[str, Any]]:
+        loads: list[dict[str, Any]] = []
+        again = _engine.openedge_ladder(**{**config, "steps": [run["step"]], "repeats": 1},
+                                        progress=_metered(None, loads))
+        return {**again["runs"][0], "repeat": run["repeat"]}, loads[0]
+
+    return run_guarded(rerun, first=(run, load), measured_by_cell=True, **guard)
 
 
 def summarize_run(run: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
@@ -124,20 +167,14 @@ def summarize_run(run: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 3) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
 def run_rows(result: RunResult) -> list[dict[str, Any]]:
     """Table rows of an openedge record: one per timed run (per-user times left out), with the host's
     CPU count and 1-minute load average before the record's runs."""
     host = result.metrics["host"]
-    loadavg = host.get("loadavg_before")
-    return [{**{k: v for k, v in run.items() if k != "user_seconds"}, "cpu_count": host["cpu_count"],
-             "loadavg_1m_before": loadavg[0] if loadavg else None} for run in result.metrics["runs"]]
+    before = host.get("loadavg_before")
+    return [{**{k: v for k, v in run.items() if k not in ("user_seconds", "foreign_load")},
+             **row_columns(run), "cpu_count": host["cpu_count"],
+             "loadavg_1m_before": before[0] if before else None} for run in result.metrics["runs"]]
 
 
 FRAME_ROWS[KIND] = run_rows

@@ -47,8 +47,9 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from . import provenance
+from .host_load import Guarded, loadavg, row_columns, run_guarded
 from .result import FRAME_ROWS, RunResult
-from .tpcc import ConfigError
+from .tpcc import ConfigError, guard_settings
 
 KIND = "quantum"
 SCHEDULERS = ("engine", "os_rr", "os_fair", "os_fair_q")
@@ -227,12 +228,17 @@ def run_sessions(
     passes: int = 25,
     timeslice_path: Path | str = TIMESLICE_PATH,
     fair_slice_path: Path | str | None = None,
+    max_foreign_cores: float | None = None,
+    max_reruns: int | None = None,
 ) -> RunResult:
     """One run: `sessions_per_cpu` sessions on each of `cpus` CPUs (0 = all this
     process may use), each doing the workload once, pinned to its CPU or free
     on all of them (`placement`); per-session times and the run's mean, min,
     max, delta (max - min), delta/Q, makespan, CPU time and switches per
-    session, the quantum read back, and the switch (refill) cost."""
+    session, the quantum read back, and the switch (refill) cost. The run is
+    metered for foreign load and run again at once while disturbed
+    (max_foreign_cores, max_reruns: as tpcc.run); metrics["host"] has the
+    five fields."""
     validate(scheduler=scheduler, workload=workload, quantum_ms=quantum_ms, sessions_per_cpu=sessions_per_cpu,
              cpus=cpus, cpu_iterations=cpu_iterations, table_mb=table_mb, passes=passes, placement=placement)
     from . import _engine
@@ -257,25 +263,32 @@ def run_sessions(
         "fair_base_slice_ns": _read_int(FAIR_BASE_SLICE_PATH),
         "fair_base_slice": fair_base_slice_status() if scheduler.startswith("os_fair") else None,
     }
-    loadavg_before = list(os.getloadavg())
+    guard = guard_settings(max_foreign_cores, max_reruns)
+    loadavg_before = loadavg()
     started = time.perf_counter()
+
+    def sessions(engine_arguments: dict[str, Any]) -> Guarded:
+        # The sessions are this process's threads: our own tree, never foreign.
+        return run_guarded(lambda: _engine.run_sessions(**engine_arguments), **guard)
+
     if scheduler == "os_rr":
         with rr_timeslice(int(quantum_ms), timeslice_path) as effective:
             kernel["rr_timeslice_ms_effective"] = effective
-            raw = _engine.run_sessions(**arguments)
+            kept = sessions(arguments)
     elif scheduler == "os_fair_q":
         # The engine runs these sessions exactly as os_fair's; only the slice differs.
         with fair_base_slice(int(quantum_ms), fair_slice_path) as effective:
             kernel["fair_base_slice_ns_effective"] = effective
-            raw = _engine.run_sessions(**{**arguments, "scheduler": "os_fair"})
+            kept = sessions({**arguments, "scheduler": "os_fair"})
     else:
-        raw = _engine.run_sessions(**arguments)
-    metrics = summarize(raw, quantum_ms if scheduler != "os_fair" else None)
+        kept = sessions(arguments)
+    metrics = summarize(kept.value, quantum_ms if scheduler != "os_fair" else None)
     metrics["kernel"] = kernel
     metrics["host"] = {
         "wall_seconds": time.perf_counter() - started,
         "loadavg_before": loadavg_before,
-        "loadavg_after": list(os.getloadavg()),
+        "loadavg_after": loadavg(),
+        **kept.cell_fields(),
     }
     return RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect())
 
@@ -383,7 +396,8 @@ def _quantum_rows(result: RunResult) -> list[dict[str, Any]]:
     """One row per run: config and the run's scalar figures."""
     scalars = {k: v for k, v in result.metrics.items() if v is None or isinstance(v, (int, float, bool, str))}
     kernel = result.metrics.get("kernel", {})
-    return [{**result.config, **scalars, "rr_timeslice_ms_effective": kernel.get("rr_timeslice_ms_effective")}]
+    return [{**result.config, **scalars, "rr_timeslice_ms_effective": kernel.get("rr_timeslice_ms_effective"),
+             **row_columns(result.metrics.get("host"))}]
 
 
 FRAME_ROWS[KIND] = _quantum_rows

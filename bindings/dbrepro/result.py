@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .host_load import row_columns
+
 SCHEMA_VERSION = 1
 REQUIRED_SECTIONS = ("schema_version", "kind", "config", "metrics", "provenance")
 
@@ -201,6 +203,8 @@ def _tpcc_rows(result: RunResult) -> list[dict[str, Any]]:
         "wall_seconds": host.get("wall_seconds"),
         "loadavg_1m_before": (host.get("loadavg_before") or [None])[0],
         "loadavg_1m_after": (host.get("loadavg_after") or [None])[0],
+        # Foreign load over the run (dbrepro.host_load), and its reruns.
+        **row_columns(host),
         **_pool_columns(metrics.get("pool")),
     }
     rows = []

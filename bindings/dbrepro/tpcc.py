@@ -11,13 +11,12 @@ database is loaded; the engine checks again in C++ for the native driver.
 from __future__ import annotations
 
 import math
-import os
 import resource
 import sys
 import time
 from typing import Any, Callable, Mapping
 
-from . import provenance, registry
+from . import host_load, provenance, registry
 from .result import RunResult
 
 KIND = "tpcc"
@@ -166,13 +165,6 @@ def _engine():
     return registry.engine()
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 3) for x in os.getloadavg()]
-    except OSError:  # not available on every platform
-        return None
-
-
 def _process_cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -202,6 +194,8 @@ def run(
     trace_format: str = "txt",
     terminals: int = 1,
     warmup_transactions: int = 0,
+    max_foreign_cores: float | None = None,
+    max_reruns: int | None = None,
 ) -> RunResult:
     """Load a TPC-C database and run the transaction mix on it.
 
@@ -246,6 +240,14 @@ def run(
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
+    max_foreign_cores, max_reruns  foreign load (dbrepro.host_load): a run
+                    whose foreign CPU plus steal, in cores over the call,
+                    exceeds max_foreign_cores is run again at once, at most
+                    max_reruns times (default 2); the last is kept, marked
+                    `disturbed` if still over. Not given: from
+                    $DBREPRO_MAX_FOREIGN_CORES / $DBREPRO_MAX_RERUNS, else
+                    measured only. The workflow gives
+                    workflows/claims/foreign_load.yaml's values.
 
     Returns a RunResult; `.to_dict()` is the raw-run record, `.to_frame()` a
     table with one row per transaction type.
@@ -273,6 +275,7 @@ def run(
         terminals=terminals,
         warmup_transactions=warmup_transactions,
     )
+    guard = guard_settings(max_foreign_cores, max_reruns)
     callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
     engine = _engine()
 
@@ -283,22 +286,55 @@ def run(
             if progress_line is not None:
                 progress_line.close()
 
-    return measured(engine_run)
+    return measured(engine_run, **guard)
 
 
-def measured(engine_run: Callable[[], Mapping[str, Any]]) -> RunResult:
+def guard_settings(max_foreign_cores: float | None = None, max_reruns: int | None = None) -> dict[str, Any]:
+    """The foreign-load thresholds in effect (dbrepro.host_load.settings:
+    the arguments, else the environment), checked; ConfigError names a bad one."""
+    try:
+        max_foreign_cores, max_reruns = host_load.settings(max_foreign_cores, max_reruns)
+    except ValueError as error:
+        name, _, reason = str(error).partition(": ")
+        name = {host_load.MAX_FOREIGN_ENV: "max_foreign_cores", host_load.MAX_RERUNS_ENV: "max_reruns"}.get(name, name)
+        raise ConfigError(name, reason) from None
+    return {"max_foreign_cores": max_foreign_cores, "max_reruns": max_reruns}
+
+
+def measured(
+    engine_run: Callable[[], Mapping[str, Any]],
+    *,
+    max_foreign_cores: float | None = None,
+    max_reruns: int | None = None,
+    guarded: bool = True,
+) -> RunResult:
     """The RunResult of an engine call that returns a run's dict (run_tpcc,
     E5's LoadedDisk.run_cell): the provenance taken before it, the host's
-    wall time, CPU time and load average around it."""
+    wall time, CPU time and load average around it, and the foreign load over
+    it (host_load.run_guarded: the call is repeated while disturbed; the
+    record's `host` has the five fields and `foreign_load`, every attempt's
+    figures). guarded=False: no foreign load here (a caller that meters and
+    reruns the call itself, as E5's forked cells)."""
     run_provenance = provenance.collect()  # before the run: it spawns git/valgrind
+    if not guarded:
+        raw, host_metrics = _timed(engine_run)
+        return from_engine_dict(raw, host_metrics=host_metrics, run_provenance=run_provenance)
+    kept = host_load.run_guarded(lambda: _timed(engine_run), max_foreign_cores=max_foreign_cores,
+                                 max_reruns=max_reruns)
+    raw, host_metrics = kept.value
+    host_metrics.update(kept.cell_fields())
+    return from_engine_dict(raw, host_metrics=host_metrics, run_provenance=run_provenance)
 
-    loadavg_before = _loadavg()
+
+def _timed(engine_run: Callable[[], Mapping[str, Any]]) -> tuple[Mapping[str, Any], dict[str, Any]]:
+    """The engine call's dict, and the host's wall time, CPU time and load average around it."""
+    loadavg_before = host_load.loadavg()
     cpu_before = _process_cpu_seconds()
     wall_before = time.perf_counter()
     raw = engine_run()
     wall_seconds = time.perf_counter() - wall_before
     process_cpu_seconds = _process_cpu_seconds() - cpu_before
-    loadavg_after = _loadavg()
+    loadavg_after = host_load.loadavg()
 
     host_metrics = {
         # Whole call as seen from Python (a run: load + run + checks; E5's
@@ -310,7 +346,7 @@ def measured(engine_run: Callable[[], Mapping[str, Any]]) -> RunResult:
         "loadavg_before": loadavg_before,
         "loadavg_after": loadavg_after,
     }
-    return from_engine_dict(raw, host_metrics=host_metrics, run_provenance=run_provenance)
+    return raw, host_metrics
 
 
 def from_engine_dict(

@@ -4,7 +4,13 @@ and the summary of the runs."""
 
 import os
 
-from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
+from script_common import (  # noqa: F401 (scripts call common.load_paper, common.run_logged, ...)
+    LOAD_COLUMNS,
+    load_paper,
+    run_logged,
+    undisturbed,
+    with_disturbed_cells,
+)
 
 ARTICLE_FRACTION = 0.1
 LOCK_FREE_POLICY = "soqol"

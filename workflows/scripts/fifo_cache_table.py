@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from dbrepro.host_load import row_columns
 from dbrepro.records import load_result
 
 import claims_common as cc
@@ -77,6 +78,8 @@ def run_row(path) -> dict:
         "loadavg_1m": (metrics.get("host", {}).get("loadavg_before") or [None])[0],
         "consistent": bool(metrics["consistent"]),
         "o_direct": bool(pool["o_direct"]),
+        # Foreign load over the run, and its reruns (dbrepro.host_load).
+        **row_columns(metrics.get("host")),
     }
 
 
@@ -89,8 +92,9 @@ def median_interval(values) -> tuple[float, float]:
 
 
 def main(out_path, run_paths) -> pd.DataFrame:
+    """Per cell over the repeats' undisturbed runs (disturbed_cells: those left out)."""
     runs = pd.DataFrame([run_row(p) for p in run_paths])
-    grouped = runs.groupby(KEYS, as_index=False)
+    grouped = common.undisturbed(runs).groupby(KEYS, as_index=False)
     table = grouped.agg(
         warehouses=("warehouses", "first"),
         warmup_transactions=("warmup_transactions", "first"),
@@ -113,6 +117,8 @@ def main(out_path, run_paths) -> pd.DataFrame:
         bounds = grouped[metric].agg(lambda v: median_interval(v))[metric]
         table[f"{metric}_ci_low"] = [low for low, _ in bounds]
         table[f"{metric}_ci_high"] = [high for _, high in bounds]
+    table = common.with_disturbed_cells(table, runs, KEYS)
+    table["repeats"] = table["repeats"].fillna(0).astype(int)
     table.insert(KEYS.index("pool_fraction_asked") + 1, "fraction_of", FRACTION_OF)
     table = table.rename(columns={"pool_fraction_asked": "fraction"}).sort_values(["terminals", "fraction", "cache_policy"])
     table.to_csv(out_path, index=False)
@@ -146,6 +152,7 @@ def scale_row(path) -> dict:
         "transactions": int(row["transactions"]),
         "terminals": row["terminals"],
         "elapsed_seconds": row["elapsed_seconds"],
+        **{name: row[name] for name in ("foreign_cpu_seconds", *common.LOAD_COLUMNS)},
     }
 
 

@@ -9,7 +9,13 @@ import argparse
 from typing import Any
 
 import pandas as pd
-from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
+from script_common import (  # noqa: F401 (scripts call common.load_paper, common.run_logged, ...)
+    load_paper,
+    run_logged,
+    undisturbed,
+    with_disturbed_cells,
+    with_load_columns,
+)
 
 OFF = 0
 ARTICLE_SEGMENTS = (32, 64)

@@ -46,14 +46,16 @@ def per_query(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def throughput_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per key, over the repeats' undisturbed runs (disturbed_cells: those left out)."""
     runs = per_query(runs)
-    grouped = runs.groupby(KEYS)
+    grouped = common.undisturbed(runs).groupby(KEYS)
     table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", repeats="count")
     medians = grouped[["latency_ms_avg", "latency_ms_p95", "key_requests_per_query", "server_cpu_us_per_query",
                        "voluntary_switches_per_query", "involuntary_switches_per_query", "server_cpu_share",
                        "loadavg_1m"]].median()
     totals = grouped[["key_reads", "errors"]].sum()
     table = table.join(medians).join(totals).join(grouped["loadavg_1m"].max().rename("loadavg_1m_max")).reset_index()
+    table = common.with_disturbed_cells(table, runs, KEYS)
     first = runs.iloc[0]
     for column in ("table_rows", "index_bytes", "key_buffer_bytes", "seconds_limit", "warmup_seconds", "cpu_count",
                    "mariadb_version", "sysbench_version"):
@@ -74,7 +76,8 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
     model_gains = common.relative_gains(model).set_index(KEYS)["percent"] if len(model) else pd.Series(dtype=float)
     article = common.paper_relative(paper).pivot_table(index=KEYS, columns="machine", values="percent")
     rows = []
-    for (points, threads), cell in runs.groupby(["points", "threads"]):
+    for (points, threads), all_runs in common.with_load_columns(runs).groupby(["points", "threads"]):
+        cell = all_runs[~all_runs["disturbed"]]  # disturbed runs are left out of the gain and its interval
         off = cell.loc[cell["segments"] == common.OFF, "queries_per_second"].to_numpy(dtype=float)
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
             on = cell.loc[cell["segments"] == segments, "queries_per_second"].to_numpy(dtype=float)
@@ -89,6 +92,8 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
                    for machine in common.MACHINES},
                 "loadavg_1m_median": float(cell["loadavg_1m"].median()),
                 "key_reads": int(cell["key_reads"].sum()),
+                "disturbed_cells": int(all_runs.loc[all_runs["segments"].isin([segments, common.OFF]),
+                                                    "disturbed"].sum()),
             })
     return pd.DataFrame(rows).sort_values(["points", "segments", "threads"]).reset_index(drop=True)
 

@@ -25,12 +25,14 @@ COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits",
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per key, over the repeats' undisturbed cells (disturbed_cells: those left out)."""
     runs = common.with_fraction(runs)
-    grouped = runs.groupby(KEYS)
+    kept = common.undisturbed(runs)
+    grouped = kept.groupby(KEYS)
     table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", n="count")
     # Records from before a counter existed lack its column: it is left out.
-    medians = grouped[[name for name in COUNTERS if name in runs.columns]].median()
-    table = table.join(medians).reset_index()
+    medians = grouped[[name for name in COUNTERS if name in kept.columns]].median()
+    table = common.with_disturbed_cells(table.join(medians).reset_index(), runs, KEYS)
     first = runs.iloc[0]
     table["rows"] = first["table_rows"]
     table["block_size"] = first["block_size"]

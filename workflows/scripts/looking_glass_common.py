@@ -9,7 +9,12 @@ import math
 from typing import Any
 
 import pandas as pd
-from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
+from script_common import (  # noqa: F401 (scripts call common.load_paper, common.run_logged, ...)
+    load_paper,
+    run_logged,
+    undisturbed,
+    with_disturbed_cells,
+)
 
 TXN_TYPES = ("new_order", "payment")
 # Figure 8's groups, in the paper's order; "remaining" is what is left after

@@ -12,6 +12,7 @@ import pandas as pd
 
 import looking_glass_common as common
 from dbrepro import looking_glass, read_record
+from dbrepro.host_load import row_columns
 
 
 def runs_frame(paths) -> pd.DataFrame:
@@ -40,6 +41,8 @@ def runs_frame(paths) -> pd.DataFrame:
                 "log_syncs_per_txn": metrics.get("log_syncs", 0) / done if done else float("nan"),
                 "loadavg_1m_before": (host.get("loadavg_before") or [None])[0],
                 "consistent": metrics["consistent"],
+                # Foreign load over the run, and its reruns (dbrepro.host_load).
+                **row_columns(host),
             }
         )
     return pd.DataFrame(rows)
@@ -54,7 +57,8 @@ def _q3(values: pd.Series) -> float:
 
 
 def summarize(runs: pd.DataFrame, paper) -> pd.DataFrame:
-    table = runs.groupby("step", sort=True).agg(
+    """Per step over the repeats' undisturbed runs (disturbed_cells: those left out)."""
+    table = common.undisturbed(runs).groupby("step", sort=True).agg(
         stack=("stack", "first"),
         warehouses=("warehouses", "first"),
         n=("throughput_tps", "size"),
@@ -75,6 +79,8 @@ def summarize(runs: pd.DataFrame, paper) -> pd.DataFrame:
         loadavg_1m_max=("loadavg_1m_before", "max"),
         all_consistent=("consistent", "all"),
     ).reset_index()
+    table = common.with_disturbed_cells(table, runs, ["step"])
+    table["n"] = table["n"].fillna(0).astype(int)
     table.insert(table.columns.get_loc("tps_q3") + 1, "tps_iqr", table["tps_q3"] - table["tps_q1"])
     ladder = {entry["step"]: entry for entry in looking_glass.ladder()}
     table.insert(1, "label", table["step"].map(lambda step: ladder[step]["label"]))

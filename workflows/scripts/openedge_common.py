@@ -6,7 +6,14 @@ one place they are written down); nothing here repeats them.
 """
 from typing import Any
 
-from script_common import load_paper, run_logged  # noqa: F401 (scripts call common.load_paper, common.run_logged)
+from script_common import (  # noqa: F401 (scripts call common.load_paper, common.run_logged, ...)
+    LOAD_COLUMNS,
+    load_paper,
+    run_logged,
+    undisturbed,
+    with_disturbed_cells,
+    with_load_columns,
+)
 
 STEPS = ("baseline", "bht", "mtdbs", "ssj")
 

@@ -31,13 +31,17 @@ from dbrepro.records import load_result, load_runs
 TABLES = ("runs", "ladder", "users", "traffic", "scan", "latency")
 
 
+STEP = ["step", "name"]
+
+
 def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
-    grouped = runs.groupby(["step", "name"])
+    """Per step over the repeats' undisturbed runs (disturbed_cells: those left out)."""
+    grouped = common.undisturbed(runs).groupby(STEP)
     table = grouped["wall_seconds"].agg(seconds_median="median", seconds_min="min", seconds_max="max", n="count")
     table = table.join(grouped[["records_per_second", "cpu_seconds", "loadavg_1m_before", "tuples", "record_reads",
                                 "latches"]].median())
     table = table.join(grouped[["cpu_count"]].first())
-    table = table.reset_index().sort_values("step").reset_index(drop=True)
+    table = common.with_disturbed_cells(table.reset_index(), runs, STEP).sort_values("step").reset_index(drop=True)
     table["change_vs_previous_pct"] = table["seconds_median"].pct_change() * 100.0
     table["change_vs_baseline_pct"] = [common.pct_change(s, table["seconds_median"].iloc[0])
                                        for s in table["seconds_median"]]
@@ -49,11 +53,11 @@ def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
 
 def users_table(runs: pd.DataFrame) -> pd.DataFrame:
     runs = runs.assign(user_cv=runs["user_stddev_seconds"] / runs["user_mean_seconds"])
-    grouped = runs.groupby(["step", "name"])
+    grouped = common.undisturbed(runs).groupby(STEP)
     table = grouped[["user_mean_seconds", "user_stddev_seconds", "user_cv"]].median()
     table = table.join(grouped["user_stddev_seconds"].agg(user_stddev_min="min", user_stddev_max="max"))
     table = table.join(grouped[["users", "servers"]].first())
-    return table.reset_index().sort_values("step").reset_index(drop=True)
+    return common.with_disturbed_cells(table.reset_index(), runs, STEP).sort_values("step").reset_index(drop=True)
 
 
 def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -61,7 +65,8 @@ def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
                "messages_received", "records_received", "record_reads", "tuples", "hash_lookups",
                "lookups_avoided", "revalidation_failures", "index_blocks", "lookups_avoided_per_index_block",
                "latch_waits", "latch_wait_ns", "naps", "added_latency_seconds"]
-    table = runs.groupby(["step", "name"])[columns].median().reset_index().sort_values("step").reset_index(drop=True)
+    table = common.undisturbed(runs).groupby(STEP)[columns].median().reset_index()
+    table = common.with_disturbed_cells(table, runs, STEP).sort_values("step").reset_index(drop=True)
     table["bytes_per_tuple"] = table["bytes_on_wire"] / table["tuples"]
     # Every record read is one data-page lookup; the other lookups found index blocks.
     table["index_block_lookups"] = table["hash_lookups"] - table["record_reads"]
@@ -75,14 +80,14 @@ LATENCY_STEPS = ("mtdbs", "ssj")
 def latency_table(runs: pd.DataFrame, latency_paths) -> pd.DataFrame:
     """mtdbs and ssj, one row per run: the ladder's (no added latency) and the latency runs'."""
     columns = ["step", "name", "repeat_file", "message_delay_us", "wall_seconds", "added_latency_seconds",
-               "cpu_seconds", "loadavg_1m_before"]
+               "cpu_seconds", "loadavg_1m_before", *common.LOAD_COLUMNS]
     frames = [runs.assign(message_delay_us=0)]
     for path in latency_paths:
         frame = load_result(path).to_frame()
         frames.append(frame.assign(message_delay_us=load_result(path).config["message_delay_us"],
                                    repeat_file=Path(path).parent.name))
     table = pd.concat(frames, ignore_index=True)
-    table = table[table["name"].isin(LATENCY_STEPS)]
+    table = common.with_load_columns(table[table["name"].isin(LATENCY_STEPS)])
     return table[columns].sort_values(["message_delay_us", "repeat_file", "step"]).reset_index(drop=True)
 
 

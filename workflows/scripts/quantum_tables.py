@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-from script_common import load_paper
+from script_common import load_paper, undisturbed, with_disturbed_cells
 from quantum_prediction import round_robin
 
 from dbrepro.records import load_result
@@ -57,14 +57,17 @@ def runs_table(paths) -> pd.DataFrame:
     rows["quantum_ms"] = rows["quantum_ms"].astype(str)
     for column in MEASURES:
         rows[column] = pd.to_numeric(rows[column], errors="coerce")
-    grouped = rows.groupby(KEYS, sort=False)
+    # Medians over the repeats' undisturbed runs; disturbed_cells counts those left out.
+    grouped = undisturbed(rows).groupby(KEYS, sort=False)
     table = grouped[MEASURES].median()
     for column in SPREAD_OVER_REPEATS:
         table[f"{column}_lo"] = grouped[column].min()
         table[f"{column}_hi"] = grouped[column].max()
     table["repeats"] = grouped.size()
     table["results_agree"] = grouped["results_agree"].all()
-    table = add_prediction(table.reset_index())
+    table = with_disturbed_cells(table.reset_index(), rows, KEYS)
+    table["repeats"] = table["repeats"].fillna(0).astype(int)
+    table = add_prediction(table)
     return table.sort_values(["workload", "scheduler", "placement", "quantum_ms", "sessions_per_cpu"],
                              key=lambda c: c.map(_order_key)).reset_index(drop=True)
 

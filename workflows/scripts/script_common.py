@@ -28,3 +28,40 @@ def load_paper(path) -> dict[str, Any]:
     place they are written down."""
     with open(path, encoding="utf-8") as file:
         return yaml.safe_load(file)
+
+
+# ---------------------------------------------------------------------------
+# Foreign load (dbrepro.host_load): a disturbed cell stays in every per-cell
+# table (its `disturbed` column true) and is left out of every aggregate; an
+# aggregate's row counts the cells it left out in `disturbed_cells`.
+
+LOAD_COLUMNS = ["foreign_cores", "steal_cores", "attempts", "disturbed"]
+
+
+def with_load_columns(frame):
+    """The frame with the four foreign-load columns (rows from records before
+    the meter: unmeasured, one attempt, not disturbed)."""
+    defaults = {"foreign_cores": float("nan"), "steal_cores": float("nan"), "attempts": 1, "disturbed": False}
+    frame = frame.assign(**{name: value for name, value in defaults.items() if name not in frame.columns})
+    return frame.assign(disturbed=frame["disturbed"].fillna(False).astype(bool),
+                        attempts=frame["attempts"].fillna(1).astype(int))
+
+
+def undisturbed(frame):
+    """Only the rows of cells not disturbed by foreign load."""
+    frame = with_load_columns(frame)
+    return frame[~frame["disturbed"]]
+
+
+def with_disturbed_cells(table, cells, keys):
+    """`table` (one row per group of `keys`, aggregated over undisturbed(cells))
+    with every group of `cells` present (one that lost every cell: its
+    aggregates empty) and three columns: disturbed_cells (left out of the
+    row), reruns (attempts beyond the first, over the group's cells) and
+    foreign_cores_max (the most any of them saw)."""
+    cells = with_load_columns(cells)
+    grouped = cells.groupby(keys, sort=True)
+    counts = grouped.agg(disturbed_cells=("disturbed", "sum"), reruns=("attempts", lambda a: int((a - 1).sum())),
+                         foreign_cores_max=("foreign_cores", "max")).reset_index()
+    counts["disturbed_cells"] = counts["disturbed_cells"].astype(int)
+    return counts[keys].merge(table, on=keys, how="left").merge(counts, on=keys, how="left")

@@ -10,11 +10,12 @@ import sys
 import pandas as pd
 
 from dbrepro import load_runs
+from script_common import LOAD_COLUMNS, undisturbed, with_disturbed_cells
 
 GROUP = ["variant", "warehouses"]
 RUN_COLUMNS = [
     "source", *GROUP, "transactions", "seed", "throughput_tps", "cpu_seconds",
-    "elapsed_seconds", "loadavg_1m_before", "consistent",
+    "elapsed_seconds", "loadavg_1m_before", "consistent", *LOAD_COLUMNS,
 ]
 
 
@@ -32,7 +33,8 @@ def _q3(values: pd.Series) -> float:
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
-    grouped = runs.groupby(GROUP, sort=True)
+    """Per group over the repeats' undisturbed runs (disturbed_cells: those left out)."""
+    grouped = undisturbed(runs).groupby(GROUP, sort=True)
     table = grouped.agg(
         repeats=("throughput_tps", "size"),
         transactions=("transactions", "first"),
@@ -48,6 +50,8 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
         loadavg_1m_max=("loadavg_1m_before", "max"),
         all_consistent=("consistent", "all"),
     ).reset_index()
+    table = with_disturbed_cells(table, runs, GROUP)
+    table["repeats"] = table["repeats"].fillna(0).astype(int)
     table.insert(table.columns.get_loc("tps_q3") + 1, "tps_iqr", table["tps_q3"] - table["tps_q1"])
     return table
 
