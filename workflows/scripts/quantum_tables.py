@@ -32,6 +32,7 @@ import pandas as pd
 from script_common import load_paper, undisturbed, with_disturbed_cells
 from quantum_prediction import round_robin
 
+from dbrepro.host_load import row_columns
 from dbrepro.records import load_result
 
 MEASURES = ["mean_seconds", "min_seconds", "max_seconds", "delta_seconds", "makespan_seconds", "delta_over_q",
@@ -47,6 +48,7 @@ def run_row(path) -> dict:
     result = load_result(path)
     row = result.to_rows()[0]
     row["first_session_seconds"] = result.metrics["sessions"][0]["wall_seconds"]
+    row.update(row_columns(result.metrics.get("host")))  # foreign load over the run, and its reruns
     if row["scheduler"] == "os_fair":
         row["quantum_ms"] = "fair"
     return row
