@@ -180,14 +180,29 @@ def test_a_missing_log_is_refused(native, tmp_path):
     assert "missing" in one_line(done.stderr)
 
 
+def run_until_a_checkpoint_fails(native, database, acks, run_id, every, fail_next_checkpoint):
+    """Starts a durable run, calls fail_next_checkpoint() once it acknowledged
+    a commit, and checks that the run ends with exit 1 and one line saying its
+    checkpoint ran out of space."""
+    child = start(native, database, acks, run_id, every=every)
+    try:
+        wait_for_acks(child, acks)
+        fail_next_checkpoint()
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            kill(child)
+    assert child.returncode == 1, (out, err)
+    line = one_line(err)
+    assert "checkpoint failed" in line and "snapshot.tmp" in line and "No space left on device" in line, line
+
+
 def test_a_checkpoint_io_error_ends_the_run_cleanly_and_is_cleaned_up(native, tmp_path):
     database = tmp_path / "db"
     database.mkdir()
     acks = tmp_path / "acks.txt"
-    child = start(native, database, acks, 1, every="0.2")
-    try:
-        wait_for_acks(child, acks)
-        # The next checkpoint writes its snapshot into a full disk.
+
+    def full_disk():  # the next checkpoint writes its snapshot into a full disk
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -196,13 +211,8 @@ def test_a_checkpoint_io_error_ends_the_run_cleanly_and_is_cleaned_up(native, tm
             except FileExistsError:  # a checkpoint is writing it now
                 assert time.monotonic() < deadline
                 time.sleep(0.005)
-        out, err = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            kill(child)
-    assert child.returncode == 1, (out, err)
-    line = one_line(err)
-    assert "checkpoint failed" in line and "snapshot.tmp" in line and "No space left on device" in line, line
+
+    run_until_a_checkpoint_fails(native, database, acks, 1, "0.2", full_disk)
     assert_recovered(recover(native, database, [acks]))
     assert not os.path.lexists(database / "snapshot.tmp"), "the failed checkpoint's leftover is still there"
     assert len(list(database.glob("log.[0-9]*"))) == 1, sorted(p.name for p in database.iterdir())

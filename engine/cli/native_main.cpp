@@ -100,7 +100,7 @@ DurableArgs parse_durable(int argc, char** argv) {
                  i, argc);
     const std::string value = argv[++i];
     if (option == "--dir") c.dir = value;
-    else if (option == "--run-id") c.run_id = parse_uint(option, value);
+    else if (option == "--run-id") c.run_id = parse_uint(option, value, dbrepro::tpcc::kMaxRunId);
     else if (option == "--acks") {
       c.acks_path = value;
       args.acks.push_back(value);

@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "driver/terminals.hpp"
 #include "recovery/durable_files.hpp"
+#include "recovery/tpcc_layout.hpp"
 #include "recovery/tpcc_stamps.hpp"
 #include "stack/engine.hpp"
 #include "stack/ladder.hpp"
@@ -51,18 +53,26 @@ std::string consistency_json(const std::vector<ConsistencyCheck>& checks) {
 template <class S>
 struct OpenDatabase {
   using E = Engine<S>;
+  // The directory is locked, inspected (refused without a byte written)
+  // and rid of leftovers before the engine writes its first log file.
   explicit OpenDatabase(const std::string& dir, const RunConfig& run)
-      : files(dir), engine(options(files, run)), db(engine) {
+      : files(dir), found(inspect(files)), engine(options(files, run)), db(engine) {
     Random load_rng(run.seed);
     load_constants = NURandConstants::for_load(load_rng);
-    if (files.exists()) {  // refuses a directory it cannot open without loss
-      replay = files.open(engine);
+    if (found.database) {
+      replay = files.recover(engine, std::move(found));
       db.warehouses = static_cast<u32>(db.warehouse.size());
     } else {
       created = true;
       load(db, run.warehouses, load_rng, load_constants);
       files.checkpoint(engine);
     }
+  }
+  static recovery::Inspection inspect(const DurableFiles& files) {
+    recovery::Inspection found = files.inspect(database_layout());
+    const std::string removed = files.remove_leftovers(found);
+    if (!removed.empty()) std::cerr << "dbrepro-native: " << removed << std::endl;
+    return found;
   }
   static EngineOptions options(const DurableFiles& files, const RunConfig& run) {
     EngineOptions o;
@@ -72,6 +82,7 @@ struct OpenDatabase {
     return o;
   }
   DurableFiles files;
+  recovery::Inspection found;  // moved into the engine by recover()
   E engine;
   Database<E> db;
   NURandConstants load_constants;
@@ -216,7 +227,12 @@ void check_durable_stack(const RunConfig& run) {
 
 std::string durable_run(const DurableRunConfig& config) {
   check_durable_stack(config.run);
-  if (config.run.terminals < 1) throw std::invalid_argument("terminals: must be at least 1");
+  if (config.run.terminals < 1 || config.run.terminals > kMaxDurableTerminals)
+    throw std::invalid_argument("terminals: must be in 1.." + std::to_string(kMaxDurableTerminals) +
+                                " (a commit's stamp holds the terminal in 12 bits)");
+  if (config.run_id > kMaxRunId)
+    throw std::invalid_argument("run_id: must be in 0.." + std::to_string(kMaxRunId) +
+                                " (a commit's stamp holds the run id in 24 bits)");
   if (!(config.checkpoint_every >= 0) || !std::isfinite(config.checkpoint_every))
     throw std::invalid_argument("checkpoint_every: must be a finite number >= 0 (seconds)");
   if (!(config.run.seconds >= 0) || !std::isfinite(config.run.seconds))

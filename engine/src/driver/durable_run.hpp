@@ -18,10 +18,18 @@
 
 namespace dbrepro::tpcc {
 
+// A commit's stamp (terminal_clock_base, driver/terminals.hpp) is the run
+// id in its top 24 bits, terminal + 1 in the next 12 and the terminal's
+// count in the low 28: a larger run id (or terminal) would alias a smaller
+// one's stamps, and `recover --acks` could find one run's commits in
+// another's rows. Both are refused (std::invalid_argument).
+inline constexpr u64 kMaxRunId = (u64{1} << 24) - 1;
+inline constexpr u32 kMaxDurableTerminals = (1u << 12) - 1;  // terminal + 1 <= 2^12 - 1
+
 struct DurableRunConfig {
   std::string dir;
   RunConfig run;                 // warehouses, terminals, seconds/transactions, mix, seed, stack (step0 or step1)
-  u64 run_id = 1;                // keeps this run's commit stamps apart from other runs'
+  u64 run_id = 1;                // keeps this run's commit stamps apart from other runs' (0..kMaxRunId)
   std::string acks_path;         // "" : no acknowledgements written
   double checkpoint_every = 0;   // seconds between checkpoints (0: only at open)
 };

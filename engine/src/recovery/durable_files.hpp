@@ -2,9 +2,9 @@
 // A database on disk: a directory holding the last checkpoint's snapshot and
 // the log written since (log.<generation>), both naming the database (a
 // random id chosen at creation) and the generation, so that a log that does
-// not continue the snapshot is recognised. A lock file (flock, as SQLite
-// and PostgreSQL's postmaster.pid keep a second server out) admits one
-// process at a time.
+// not continue the snapshot is recognised. An exclusive flock on the
+// directory itself admits one process at a time (a lock file could be
+// unlinked while held, and the next process would lock a new one).
 //
 //   checkpoint: (no transaction active) snapshot to snapshot.tmp, synced;
 //               the log continues in a new file log.<g+1> (the old one is
@@ -13,19 +13,27 @@
 //               leaves either the old snapshot with its complete log or the
 //               new snapshot with its (empty) log, plus leftovers that the
 //               next open removes (snapshot.tmp, an empty log.<g+1>, older
-//               logs).
-//   open:       load the snapshot into a fresh engine, redo and undo its log
-//               (replay.hpp), then checkpoint: record ids are new, so the
-//               log starts again against a snapshot that has them.
+//               logs, log.pending).
+//   open:       inspect: read and check every file (snapshot, log chain,
+//               log records) and decide what is left over, writing nothing;
+//               remove_leftovers: remove them (so that a failed checkpoint's
+//               snapshot.tmp on a full disk is gone before the first byte is
+//               written); then, in a fresh engine (whose log.pending is the
+//               first file written), recover: load the snapshot, redo and
+//               undo its log (replay.hpp), checkpoint: record ids are new,
+//               so the log starts again against a snapshot that has them.
 //
-// Refused (file_io.hpp), never re-created or read around: a directory with
-// a log but no snapshot (other than what an interrupted creation leaves), a
-// damaged snapshot or log, a missing log, a log of another database or
-// generation, and a directory another process has open.
+// Refused (file_io.hpp), never re-created or read around, and left exactly
+// as found: a directory with a log but no snapshot (other than what an
+// interrupted creation leaves), a damaged snapshot or log, a missing log, a
+// log of another database or generation, and a directory another process
+// has open.
 //
 // Only for stacks whose log is flushed at commit: with any other, a
 // commit is not durable.
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <sys/file.h>
 
@@ -40,6 +48,21 @@
 
 namespace dbrepro::recovery {
 
+// What opening a database directory found, every file checked, before
+// anything is written.
+struct Inspection {
+  Inspection() = default;
+  Inspection(Inspection&&) = default;
+  Inspection& operator=(Inspection&&) = default;
+  Inspection(const Inspection&) = delete;  // log.records point into log.bytes
+
+  bool database = false;               // a snapshot is there (else a new database is created)
+  LogFileTag tag;                      // the snapshot's database and generation
+  std::vector<std::byte> snapshot;     // its blocks' bytes, checked
+  LogImage log;                        // log.<generation>, checked
+  std::vector<std::string> leftovers;  // paths that crashes and failed checkpoints left
+};
+
 class DurableFiles {
  public:
   explicit DurableFiles(std::string dir) : dir_(std::move(dir)) {
@@ -47,41 +70,73 @@ class DurableFiles {
     struct stat st{};
     if (::stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
       throw std::invalid_argument("database directory '" + dir_ + "' does not exist or is not a directory");
-    const std::string lock = dir_ + "/lock";
-    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd_ < 0) throw io_error(lock, "open");
+    lock_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd_ < 0) throw io_error(dir_, "open directory");
     if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       ::close(lock_fd_);
       if (error == EWOULDBLOCK)
-        throw Refused("database directory '" + dir_ + "' is in use by another process (it holds " + lock + ")");
+        throw Refused("database directory '" + dir_ + "' is in use by another process (it holds the directory's lock)");
       errno = error;
-      throw io_error(lock, "flock");
+      throw io_error(dir_, "flock");
     }
   }
   ~DurableFiles() { ::close(lock_fd_); }  // releases the lock
   DurableFiles(const DurableFiles&) = delete;
   DurableFiles& operator=(const DurableFiles&) = delete;
 
-  // Whether the directory holds a database (a snapshot). Without one, only
-  // what an interrupted creation leaves may be there (log.pending, and from
-  // the first checkpoint snapshot.tmp with a log.1 holding no records): that
-  // is removed and the caller creates the database. Any other log without a
-  // snapshot is refused.
+  // What the directory holds, every file read and checked; writes nothing
+  // (a refusal leaves the directory exactly as it was found). Without a
+  // snapshot, only what an interrupted creation leaves may be there
+  // (log.pending, and from the first checkpoint snapshot.tmp with a log.1
+  // holding no records): that is left over and the caller creates the
+  // database. Any other log without a snapshot is refused. `layout`: the
+  // tables the engine will have (snapshot.hpp).
+  Inspection inspect(const TableLayout& layout) const {
+    const Listing files = list();
+    Inspection found = without_snapshot(files);
+    if (files.pending_log) found.leftovers.push_back(pending_log_path());
+    if (!files.snapshot) return found;
+    found.database = true;
+    found.snapshot = read_snapshot(snapshot_path());
+    found.tag = check_snapshot(found.snapshot, snapshot_path(), layout);
+    const u64 g = found.tag.generation;
+    for (u64 other : files.logs)
+      if (other > g + 1 || (other == g + 1 && !holds_no_records(log_path(other))))
+        throw Refused(log_path(other) + ": a log newer than the snapshot (generation " + std::to_string(g) +
+                      "): the log chain is broken (was the snapshot replaced by an older one?)");
+    const std::string log = log_path(g);
+    if (!file_exists(log))
+      throw Refused(log + ": missing; the snapshot (generation " + std::to_string(g) +
+                    ") continues in it, and reading it as empty would lose every commit since that checkpoint");
+    found.log = read_log(log, found.tag);
+    for (u64 other : files.logs)
+      if (other != g) found.leftovers.push_back(log_path(other));
+    return found;
+  }
+
+  // Removes what inspect() found left over (crashes, failed checkpoints);
+  // returns one line naming them with their sizes ("" if none).
+  std::string remove_leftovers(const Inspection& found) const {
+    std::string removed;
+    for (const std::string& path : found.leftovers) {
+      struct stat st{};
+      const long long bytes = ::lstat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : 0;
+      remove_file(path);
+      removed += (removed.empty() ? "" : ", ") + path.substr(dir_.size() + 1) + " (" + std::to_string(bytes) + " bytes)";
+    }
+    if (removed.empty()) return removed;
+    sync_directory(dir_);
+    return "removed what a crash or a failed checkpoint left in '" + dir_ + "': " + removed;
+  }
+
+  // Whether the directory holds a database (a snapshot); without one, what
+  // an interrupted creation left is removed and the caller creates it (a
+  // log without a snapshot is refused, as by inspect()).
   bool exists() const {
     const Listing files = list();
     if (files.snapshot) return true;
-    const bool interrupted_creation =
-        files.logs.empty() || (files.logs == std::vector<u64>{1} && files.snapshot_tmp && holds_no_records(log_path(1)));
-    if (!interrupted_creation) {
-      std::string names;
-      for (u64 g : files.logs) names += (names.empty() ? "log." : ", log.") + std::to_string(g);
-      throw Refused("database directory '" + dir_ + "' holds " + names +
-                    " but no snapshot: refusing to create a new database over them (restore the snapshot, or "
-                    "empty the directory to start afresh)");
-    }
-    remove_file(dir_ + "/snapshot.tmp");
-    if (!files.logs.empty()) remove_file(log_path(1));
+    remove_leftovers(without_snapshot(files));
     return false;
   }
 
@@ -106,28 +161,37 @@ class DurableFiles {
     generation_ = next.generation;
   }
 
-  // Rebuilds the database in `engine` (fresh, its tables created and empty).
+  // Rebuilds the database that inspect() found (and checked) in `engine`
+  // (fresh, its tables created and empty): loads the snapshot, replays the
+  // log, checkpoints. Call remove_leftovers() first.
   template <class E>
-  ReplayStats open(E& engine) {
+  ReplayStats recover(E& engine, Inspection found) {
     RidMap rids;
-    const LogFileTag tag = load_snapshot(engine, snapshot_path(), rids);
-    database_id_ = tag.database_id;
-    generation_ = tag.generation;
-    remove_leftovers();
-    const std::string log = log_path(generation_);
-    if (!file_exists(log))
-      throw Refused(log + ": missing; the snapshot (generation " + std::to_string(generation_) +
-                    ") continues in it, and reading it as empty would lose every commit since that checkpoint");
-    const LogImage image = read_log(log, tag);
-    const ReplayStats stats = Replay<E>(engine, rids).run(image);
+    load_snapshot(engine, found.snapshot, snapshot_path(), rids);
+    std::vector<std::byte>().swap(found.snapshot);  // loaded: its memory is not needed during the replay
+    database_id_ = found.tag.database_id;
+    generation_ = found.tag.generation;
+    const ReplayStats stats = Replay<E>(engine, rids).run(found.log);
     checkpoint(engine);
     return stats;
+  }
+
+  // inspect(), remove_leftovers() and recover() on an engine already made
+  // (its log.pending, already written, stays).
+  template <class E>
+  ReplayStats open(E& engine) {
+    Inspection found = inspect(table_layout(engine));
+    if (!found.database) throw Refused("database directory '" + dir_ + "' holds no snapshot");
+    std::erase(found.leftovers, pending_log_path());
+    remove_leftovers(found);
+    return recover(engine, std::move(found));
   }
 
  private:
   struct Listing {
     bool snapshot = false;
     bool snapshot_tmp = false;
+    bool pending_log = false;
     std::vector<u64> logs;  // generations of log.<g>, ascending
   };
 
@@ -139,6 +203,7 @@ class DurableFiles {
       const std::string name = e->d_name;
       if (name == "snapshot") listing.snapshot = true;
       if (name == "snapshot.tmp") listing.snapshot_tmp = true;
+      if (name == "log.pending") listing.pending_log = true;
       if (name.size() > 4 && name.compare(0, 4, "log.") == 0 &&
           name.find_first_not_of("0123456789", 4) == std::string::npos && name.size() <= 4 + 19)
         listing.logs.push_back(std::stoull(name.substr(4)));
@@ -148,6 +213,26 @@ class DurableFiles {
     return listing;
   }
 
+  // What is left over whatever the directory holds (snapshot.tmp); without
+  // a snapshot, the logs of an interrupted creation too, and any other log
+  // is refused. (log.pending: see inspect().)
+  Inspection without_snapshot(const Listing& files) const {
+    Inspection found;
+    if (files.snapshot_tmp) found.leftovers.push_back(dir_ + "/snapshot.tmp");
+    if (files.snapshot) return found;
+    const bool interrupted_creation =
+        files.logs.empty() || (files.logs == std::vector<u64>{1} && files.snapshot_tmp && holds_no_records(log_path(1)));
+    if (!interrupted_creation) {
+      std::string names;
+      for (u64 g : files.logs) names += (names.empty() ? "log." : ", log.") + std::to_string(g);
+      throw Refused("database directory '" + dir_ + "' holds " + names +
+                    " but no snapshot: refusing to create a new database over them (restore the snapshot, or "
+                    "empty the directory to start afresh)");
+    }
+    for (u64 g : files.logs) found.leftovers.push_back(log_path(g));
+    return found;
+  }
+
   static bool holds_no_records(const std::string& path) {
     struct stat st{};
     return ::stat(path.c_str(), &st) == 0 && static_cast<u64>(st.st_size) <= sizeof(LogFileHeader);
@@ -155,21 +240,6 @@ class DurableFiles {
 
   static void remove_file(const std::string& path) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw io_error(path, "unlink");
-  }
-
-  // After the snapshot of generation g loaded: what a crash or a failed
-  // checkpoint left is removed (snapshot.tmp, logs older than g, a log.<g+1>
-  // without records); a log that continues no checkpoint is refused first.
-  void remove_leftovers() const {
-    const Listing files = list();
-    for (u64 g : files.logs)
-      if (g > generation_ + 1 || (g == generation_ + 1 && !holds_no_records(log_path(g))))
-        throw Refused(log_path(g) + ": a log newer than the snapshot (generation " + std::to_string(generation_) +
-                      "): the log chain is broken (was the snapshot replaced by an older one?)");
-    remove_file(dir_ + "/snapshot.tmp");
-    for (u64 g : files.logs)
-      if (g != generation_) remove_file(log_path(g));
-    sync_directory(dir_);
   }
 
   static u64 new_database_id() {

@@ -10,6 +10,7 @@
 // entry count, (key, value) per index entry; end magic. Format 1 had no
 // blocks and no database id; it is refused with a line that says so.
 #include <string>
+#include <vector>
 
 #include "log/log_record.hpp"
 #include "recovery/checked_blocks.hpp"
@@ -50,48 +51,93 @@ void write_snapshot(E& engine, const std::string& path, const LogFileTag& tag) {
   out.finish();
 }
 
-// Loads a snapshot into an engine whose tables exist and are empty; fills
-// `rids` with each record's old id -> new id. Returns its database id and
-// generation. Throws Refused for a damaged or foreign file.
+// The tables a snapshot must hold, by catalog id (entry i is table i + 1):
+// each table's name (for messages) and row size (0: index only).
+struct TableShape {
+  std::string name;
+  u32 row_size = 0;
+};
+using TableLayout = std::vector<TableShape>;
+
+// An engine's tables (its catalog's ids are 1, 2, ... in creation order).
 template <class E>
-LogFileTag load_snapshot(E& engine, const std::string& path, RidMap& rids) {
-  const std::vector<std::byte> bytes = read_checked_blocks(path, kSnapshotMagic, [&](u64 magic) {
+TableLayout table_layout(E& engine) {
+  TableLayout layout(engine.catalog().size());
+  engine.catalog().for_each([&](const auto& entry) { layout.at(entry.id - 1) = TableShape{entry.name, entry.row_size}; });
+  return layout;
+}
+
+// A snapshot file's bytes: its blocks, checked and joined (checked_blocks.hpp).
+inline std::vector<std::byte> read_snapshot(const std::string& path) {
+  return read_checked_blocks(path, kSnapshotMagic, [&](u64 magic) {
     if (magic == kSnapshotMagicV1)
       throw Refused(path + ": a snapshot of format 1 (before checksums); this build reads format 2 only: "
                     "open the database with the build that wrote it, or create a new one");
     throw Refused(path + ": not a dbrepro snapshot (wrong magic at offset 0)");
   });
+}
+
+// Walks a snapshot's bytes: on_record(table id, old record id, row) per
+// record, on_entry(table id, key, value) per index entry. Returns its
+// database id and generation. Throws Refused for tables other than
+// `layout`'s or bytes that do not end where they should, so a walk with
+// no-op callbacks checks a snapshot before anything is loaded or written.
+template <class OnRecord, class OnEntry>
+LogFileTag walk_snapshot(const std::vector<std::byte>& bytes, const std::string& path, const TableLayout& layout,
+                         OnRecord&& on_record, OnEntry&& on_entry) {
   ByteReader in(bytes, path);
   LogFileTag tag;
   tag.database_id = in.get<u64>();
   tag.generation = in.get<u64>();
   const u32 tables = in.get<u32>();
-  if (tables != engine.catalog().size())
-    throw Refused(path + ": " + std::to_string(tables) + " tables, the engine has " +
-                             std::to_string(engine.catalog().size()));
+  if (tables != layout.size())
+    throw Refused(path + ": " + std::to_string(tables) + " tables, the engine has " + std::to_string(layout.size()));
   for (u32 t = 0; t < tables; ++t) {
     const u16 id = in.get<u16>();
-    auto& entry = engine.entry(id);
+    if (id == 0 || id > layout.size()) throw Refused(path + ": table id " + std::to_string(id) + " is not the engine's");
+    const TableShape& shape = layout[id - 1];
     const u32 row_size = in.get<u32>();
-    if (row_size != entry.row_size)
-      throw Refused(path + ": table " + entry.name + " has rows of " + std::to_string(row_size) +
-                               " bytes, the engine's have " + std::to_string(entry.row_size));
+    if (row_size != shape.row_size)
+      throw Refused(path + ": table " + shape.name + " has rows of " + std::to_string(row_size) +
+                    " bytes, the engine's have " + std::to_string(shape.row_size));
     const u64 records = in.get<u64>();
+    if (records > 0 && row_size == 0) throw Refused(path + ": index " + shape.name + " holds rows");
     for (u64 r = 0; r < records; ++r) {
       const u64 old_rid = in.get<u64>();
-      const RecordId rid = entry.heap->create(in.take(row_size), static_cast<u16>(row_size));
-      rids.set(id, old_rid, rid.pack());
+      on_record(id, old_rid, in.take(row_size));
     }
     const u64 entries = in.get<u64>();
     for (u64 i = 0; i < entries; ++i) {
       const u64 key = in.get<u64>();
-      const u64 value = in.get<u64>();
-      entry.index->insert(key, entry.heap ? rids.at(id, value) : value);
+      on_entry(id, key, in.get<u64>());
     }
   }
   if (in.get<u64>() != kSnapshotEnd || !in.at_end())
     throw Refused(path + ": snapshot does not end where it should");
   return tag;
+}
+
+// Checks a snapshot's bytes against `layout` without loading them.
+inline LogFileTag check_snapshot(const std::vector<std::byte>& bytes, const std::string& path,
+                                 const TableLayout& layout) {
+  return walk_snapshot(bytes, path, layout, [](u16, u64, const std::byte*) {}, [](u16, u64, u64) {});
+}
+
+// Loads a snapshot's bytes into an engine whose tables exist and are empty;
+// fills `rids` with each record's old id -> new id.
+template <class E>
+LogFileTag load_snapshot(E& engine, const std::vector<std::byte>& bytes, const std::string& path, RidMap& rids) {
+  return walk_snapshot(
+      bytes, path, table_layout(engine),
+      [&](u16 id, u64 old_rid, const std::byte* row) {
+        auto& entry = engine.entry(id);
+        const RecordId rid = entry.heap->create(row, static_cast<u16>(entry.row_size));
+        rids.set(id, old_rid, rid.pack());
+      },
+      [&](u16 id, u64 key, u64 value) {
+        auto& entry = engine.entry(id);
+        entry.index->insert(key, entry.heap ? rids.at(id, value) : value);
+      });
 }
 
 }  // namespace dbrepro::recovery
