@@ -94,7 +94,7 @@ def median_interval(values) -> tuple[float, float]:
 def main(out_path, run_paths) -> pd.DataFrame:
     """Per cell over the repeats' undisturbed runs (disturbed_cells: those left out)."""
     runs = pd.DataFrame([run_row(p) for p in run_paths])
-    grouped = common.undisturbed(runs).groupby(KEYS, as_index=False)
+    grouped = common.undisturbed(runs, KEYS).groupby(KEYS, as_index=False)
     table = grouped.agg(
         warehouses=("warehouses", "first"),
         warmup_transactions=("warmup_transactions", "first"),

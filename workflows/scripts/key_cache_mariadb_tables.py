@@ -48,7 +48,7 @@ def per_query(runs: pd.DataFrame) -> pd.DataFrame:
 def throughput_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Per key, over the repeats' undisturbed runs (disturbed_cells: those left out)."""
     runs = per_query(runs)
-    grouped = common.undisturbed(runs).groupby(KEYS)
+    grouped = common.undisturbed(runs, KEYS).groupby(KEYS)
     table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", repeats="count")
     medians = grouped[["latency_ms_avg", "latency_ms_p95", "key_requests_per_query", "server_cpu_us_per_query",
                        "voluntary_switches_per_query", "involuntary_switches_per_query", "server_cpu_share",

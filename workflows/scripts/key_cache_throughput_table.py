@@ -27,7 +27,7 @@ COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits",
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     """Per key, over the repeats' undisturbed cells (disturbed_cells: those left out)."""
     runs = common.with_fraction(runs)
-    kept = common.undisturbed(runs)
+    kept = common.undisturbed(runs, KEYS)
     grouped = kept.groupby(KEYS)
     table = grouped["queries_per_second"].agg(qps_median="median", qps_min="min", qps_max="max", n="count")
     # Records from before a counter existed lack its column: it is left out.

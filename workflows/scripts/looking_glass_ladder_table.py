@@ -58,7 +58,7 @@ def _q3(values: pd.Series) -> float:
 
 def summarize(runs: pd.DataFrame, paper) -> pd.DataFrame:
     """Per step over the repeats' undisturbed runs (disturbed_cells: those left out)."""
-    table = common.undisturbed(runs).groupby("step", sort=True).agg(
+    table = common.undisturbed(runs, "step").groupby("step", sort=True).agg(
         stack=("stack", "first"),
         warehouses=("warehouses", "first"),
         n=("throughput_tps", "size"),

@@ -60,7 +60,7 @@ def runs_table(paths) -> pd.DataFrame:
     for column in MEASURES:
         rows[column] = pd.to_numeric(rows[column], errors="coerce")
     # Medians over the repeats' undisturbed runs; disturbed_cells counts those left out.
-    grouped = undisturbed(rows).groupby(KEYS, sort=False)
+    grouped = undisturbed(rows, KEYS).groupby(KEYS, sort=False)
     table = grouped[MEASURES].median()
     for column in SPREAD_OVER_REPEATS:
         table[f"{column}_lo"] = grouped[column].min()

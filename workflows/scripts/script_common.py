@@ -47,10 +47,16 @@ def with_load_columns(frame):
                         attempts=frame["attempts"].fillna(1).astype(int))
 
 
-def undisturbed(frame):
-    """Only the rows of cells not disturbed by foreign load."""
+def undisturbed(frame, keys=None):
+    """The rows of cells not disturbed by foreign load. A group of `keys` whose every cell was
+    disturbed keeps them all, so that a table and its figure still show what was measured
+    (its disturbed_cells says every one was); the claims leave disturbed cells out of every
+    interval on their own (claims_common.by_repeat)."""
     frame = with_load_columns(frame)
-    return frame[~frame["disturbed"]]
+    if keys is None or frame.empty:
+        return frame[~frame["disturbed"]] if not frame["disturbed"].all() else frame
+    all_disturbed = frame.groupby(keys, sort=False)["disturbed"].transform("all")
+    return frame[~frame["disturbed"] | all_disturbed]
 
 
 def with_disturbed_cells(table, cells, keys):

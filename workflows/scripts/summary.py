@@ -170,7 +170,7 @@ def criteria_changes(repo: Path | None = None) -> list[str]:
 
     repo = repo or cc.REPO
     try:
-        done = subprocess.run(["git", "-C", str(repo), "log", "--format=%h %ad %s", "--date=short",
+        done = subprocess.run(["git", "-C", str(repo), "log", "--no-merges", "--format=%h %ad %s", "--date=short",
                                f"{CRITERIA_FIRST[0]}..HEAD", "--", "workflows/claims/"],
                               capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as error:

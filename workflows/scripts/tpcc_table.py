@@ -34,7 +34,7 @@ def _q3(values: pd.Series) -> float:
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     """Per group over the repeats' undisturbed runs (disturbed_cells: those left out)."""
-    grouped = undisturbed(runs).groupby(GROUP, sort=True)
+    grouped = undisturbed(runs, GROUP).groupby(GROUP, sort=True)
     table = grouped.agg(
         repeats=("throughput_tps", "size"),
         transactions=("transactions", "first"),
