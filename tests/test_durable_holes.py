@@ -218,7 +218,7 @@ def test_a_checkpoint_that_filled_the_disk_is_cleared_before_the_next_open_write
     # Free only as much as the stale file (left by that attempt) holds: the
     # database recovers in place, every acknowledged commit present.
     stale = (database / "snapshot.tmp").stat().st_size
-    os.truncate(filler, filler.stat().st_size - stale)
+    os.truncate(filler, max(0, filler.stat().st_size - stale))  # the filler may hold less than that
     done = recover(native, database, [acks])
     assert f"snapshot.tmp ({stale} bytes)" in one_line(done.stderr)
     assert_recovered(done)

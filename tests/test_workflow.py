@@ -144,12 +144,18 @@ def test_smoke_profile_end_to_end(smoke_run):
     assert (figures / "throughput.pdf").read_bytes()[:4] == b"%PDF"
     assert len(list((results / "raw" / "tpcc").glob("rep*/*.json"))) == 4
     assert len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 4
-    # The whole profile ran: every study's claims, with the evaluator's columns, and the summary that counts them.
+    # The whole profile ran: every study's claims, with the evaluator's columns, and the summary whose
+    # headline counts the findings only (checks beside, never added in).
     summary = (results / "summary.md").read_text()
+    total = 0
     for study in ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
         claims = check_claims_table(results / "tables" / study / "claims.csv", study)
-        found = [int((claims["reproduced"] == outcome).sum()) for outcome in ("yes", "no", "inconclusive")]
-        assert f"| {study} | {len(claims)} | {found[0]} | {found[1]} | {found[2]} |" in summary, summary
+        findings = claims[claims["role"] == "finding"]
+        found = [int((findings["reproduced"] == outcome).sum()) for outcome in ("yes", "no", "inconclusive")]
+        assert f"| {study} | {len(findings)} | {found[0]} | {found[1]} | {found[2]} |" in summary, summary
+        total += len(findings)
+    assert f" of {total} findings of the originals reproduced**" in summary
+    assert "criteria files were first written at b25818b" in summary
     assert "profile: `smoke`" in summary and "commit: `" in summary and "load average" in summary
     assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")
     # Where the minutes went, per study, printed at the end and kept.
