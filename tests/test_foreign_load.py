@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from types import SimpleNamespace
 
 from dbrepro import host_load
 
@@ -60,6 +61,27 @@ def test_a_process_outside_our_tree_is_foreign(tmp_path):
         os.kill(hog, signal.SIGKILL)
     # The hog holds (nearly) one core the whole window.
     assert meter.result["foreign_cores"] > 0.5, meter.result
+
+
+@needs_proc
+def test_the_workflow_that_runs_the_cell_is_not_foreign(tmp_path, monkeypatch):
+    """Snakemake's main process (named by DBREPRO_RUN_ROOT_PID) and its tree are the run's own: its
+    scheduler polling its jobs is not another tenant's load. Here a busy process outside our tree
+    stands for it: named as the run's root, it counts as own; not named, as foreign."""
+    hog = _foreign_hog(tmp_path)
+    try:
+        time.sleep(0.1)
+        monkeypatch.setenv(host_load.RUN_ROOT_ENV, str(hog))
+        with host_load.HostLoadMeter() as named:
+            time.sleep(WINDOW)
+        monkeypatch.delenv(host_load.RUN_ROOT_ENV)
+        with host_load.HostLoadMeter() as unnamed:
+            time.sleep(WINDOW)
+    finally:
+        os.kill(hog, signal.SIGKILL)
+    assert unnamed.result["foreign_cores"] > 0.5, unnamed.result
+    assert named.result["foreign_cores"] < unnamed.result["foreign_cores"] - 0.4, (named.result, unnamed.result)
+    assert named.result["own_cpu_seconds"] > 0.4 * WINDOW, named.result
 
 
 # Other work on this shared machine may run during these cells: the checks are
@@ -206,7 +228,8 @@ def _smk_settings(timed_runs_alone: bool):
     text = (REPO / "workflows" / "common.smk").read_text()
     start = text.index("FOREIGN_LOAD_CRITERIA = ")
     end = text.index("# A timed run claims every core")
-    namespace = {"repo_file": lambda *parts: str(REPO.joinpath(*parts)),
+    # `os` with an environment of its own: the snippet names Snakemake's process in os.environ.
+    namespace = {"os": SimpleNamespace(environ={}, getpid=os.getpid), "repo_file": lambda *parts: str(REPO.joinpath(*parts)),
                  "config": {"timed_runs_alone": timed_runs_alone}}
     exec(compile(text[start:end], "common.smk", "exec"), namespace)
     return namespace
@@ -226,6 +249,8 @@ def test_the_workflow_hands_every_timed_run_the_criteria_files_values(monkeypatc
     for name, value in _environment(namespace["FOREIGN_LOAD_ENV"]).items():
         monkeypatch.setenv(name, value)
     assert host_load.settings() == (criteria["max_foreign_cores"], criteria["max_reruns"])
+    # common.smk names its own process (here, this one) as the root of the run's tree, for every job.
+    assert namespace["os"].environ == {host_load.RUN_ROOT_ENV: str(os.getpid())}
     # smoke: its timed runs share the machine with its other jobs by design: measured only.
     for name, value in _environment(_smk_settings(timed_runs_alone=False)["FOREIGN_LOAD_ENV"]).items():
         monkeypatch.setenv(name, value)

@@ -14,8 +14,12 @@ again); steal is kept apart. The run's own CPU time is that of its process
 tree: this process (every thread) and every live descendant (found by ppid
 in /proc/*/stat), each with utime + stime + cutime + cstime, so a child
 reaped during the cell still counts through its parent; plus any process a
-runner names as its own (`own_pids`) and its descendants. Our own threads
-are never foreign: a 64-thread run raising the load average is expected.
+runner names as its own (`own_pids`) and its descendants, and the workflow
+that runs the cell (DBREPRO_RUN_ROOT_PID: Snakemake's main process, which the
+workflow names; its scheduler polls its jobs, about 0.1 of a core measured
+here, and that is the run's own work, not another tenant's) and its
+descendants. Our own threads are never foreign: a 64-thread run raising the
+load average is expected.
 
     foreign_cpu_seconds = max(0, busy delta - own delta)
     foreign_cores       = foreign_cpu_seconds / wall seconds
@@ -47,6 +51,7 @@ FIELDS = ("foreign_cpu_seconds", "foreign_cores", "steal_cores", "attempts", "di
 ROW_COLUMNS = ("foreign_cores", "steal_cores", "attempts", "disturbed")
 MAX_FOREIGN_ENV = "DBREPRO_MAX_FOREIGN_CORES"
 MAX_RERUNS_ENV = "DBREPRO_MAX_RERUNS"
+RUN_ROOT_ENV = "DBREPRO_RUN_ROOT_PID"  # the workflow's main process: its whole tree is the run's own
 DEFAULT_MAX_RERUNS = 2  # workflows/claims/foreign_load.yaml's value; used where a threshold is given alone
 
 
@@ -165,7 +170,7 @@ class HostLoadMeter:
 
     def _roots(self) -> set[int]:
         extra = self._own_pids() if callable(self._own_pids) else self._own_pids
-        return {os.getpid(), *(int(pid) for pid in extra), *self._added}
+        return {os.getpid(), *(int(pid) for pid in extra), *self._added, *run_root()}
 
     def _sample(self) -> tuple[float, int, int, int]:
         busy, steal = read_cpu_ticks(self.proc)
@@ -210,6 +215,13 @@ class HostLoadMeter:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def run_root() -> tuple[int, ...]:
+    """The workflow's main process where the environment names one (DBREPRO_RUN_ROOT_PID): the
+    root of the run's own tree, so that the scheduler running the cell is not foreign load."""
+    text = os.environ.get(RUN_ROOT_ENV, "").strip()
+    return (int(text),) if text.isdigit() and int(text) > 1 else ()
 
 
 def unavailable(reason: str) -> dict[str, Any]:
