@@ -166,6 +166,12 @@ def test_pairing_uses_the_repeats_every_arm_has(cc):
     assert aligned.paired and aligned.dropped == 1 and [list(x) for x in aligned] == [[10.0, 12.0], [5.0, 8.0]]
 
 
+def test_the_record_paths_repeat_wins_over_a_pass_number(cc):
+    """E3's rows number their passes within one repeat (all 1); the path says which repeat."""
+    frame = pd.DataFrame({"repeat": [1, 1, 1], "repeat_file": ["rep1", "rep2", "rep3"], "s": [5.0, 6.0, 7.0]})
+    assert cc.by_repeat(frame, "s").to_dict() == {1: 5.0, 2: 6.0, 3: 7.0}
+
+
 def test_repeat_read_from_the_record_path(cc):
     frame = pd.DataFrame({"source": ["results/raw/x/rep2/a.json", "results/raw/x/rep1/a.json"], "v": [2.0, 1.0]})
     assert cc.by_repeat(frame, "v").to_dict() == {1: 1.0, 2: 2.0}
