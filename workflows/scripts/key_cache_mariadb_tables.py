@@ -77,7 +77,9 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
     article = common.paper_relative(paper).pivot_table(index=KEYS, columns="machine", values="percent")
     rows = []
     for (points, threads), all_runs in common.with_load_columns(runs).groupby(["points", "threads"]):
-        cell = all_runs[~all_runs["disturbed"]]  # disturbed runs are left out of the gain and its interval
+        # Disturbed runs are left out of the gain and its interval, unless every run of the cell was
+        # disturbed: then the table shows them (disturbed_cells says so); the claims never use them.
+        cell = common.undisturbed(all_runs)
         off = cell.loc[cell["segments"] == common.OFF, "queries_per_second"].to_numpy(dtype=float)
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
             on = cell.loc[cell["segments"] == segments, "queries_per_second"].to_numpy(dtype=float)
