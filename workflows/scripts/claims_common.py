@@ -281,9 +281,7 @@ def by_repeat(frame, column: str, repeat_column: str = "repeat"):
     # The workflow's repeat is the one in the record's path (rep<r>): a `repeat` column can be
     # something else (E3's records number their passes within one repeat, every one 1).
     derived = repeat_of(rows)
-    if len(rows) and derived.notna().all():
-        rows = rows.assign(**{repeat_column: derived})
-    elif repeat_column not in rows.columns:
+    if (len(rows) and derived.notna().all()) or repeat_column not in rows.columns:
         rows = rows.assign(**{repeat_column: derived})
     if column not in rows.columns:
         series = pd.Series(dtype=float)
