@@ -22,18 +22,6 @@ COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "t
 SPREAD = 0.05  # 5% run-to-run spread (lognormal sigma), what timed runs show on a quiet machine
 
 
-@pytest.fixture(scope="module")
-def cc():
-    import sys
-
-    sys.path.insert(0, str(SCRIPTS))
-    try:
-        import claims_common
-    finally:
-        sys.path.remove(str(SCRIPTS))
-    return claims_common
-
-
 def repeats(rng, n, effect=1.0, spread=SPREAD):
     return effect * rng.lognormal(0.0, spread, n)
 

@@ -29,7 +29,9 @@ def records(tmp_path_factory):
             for terminals in (1, 2):
                 extra = {"terminals": terminals} if terminals > 1 else {}
                 path = folder / f"r{repeat}_{policy}_t{terminals}.json"
-                write_record(fifo_cache.run(policy, 0.1, warehouses=1, **TINY, **extra), path)
+                # Repeat r on its own seed, as the workflow runs the grid (repeat_seed).
+                seeded = {**TINY, "seed": TINY["seed"] + repeat - 1}
+                write_record(fifo_cache.run(policy, 0.1, warehouses=1, **seeded, **extra), path)
                 runs.append(path)
     for policy in ("lru", "soqol"):
         path = folder / f"scale_{policy}.json"
@@ -68,6 +70,11 @@ def test_tables_claims_and_figures(records):
     assert len(claims) == 7
     by_id = pd.read_csv(folder / "claims.csv")
     assert len(by_id) == 7 and set(by_id["reproduced"]) <= {"yes", "no", "inconclusive"}
+    # The counts on every seed that counted them: the grid's two (one per repeat), the scale sweep's one.
+    pairing = by_id.set_index("id")["pairing"]
+    assert pairing["hits_at_least_lru"].startswith("deterministic count on seeds 4, 5")
+    assert pairing["no_lock_on_hits"].startswith("deterministic count on seeds 4, 5")
+    assert pairing["hit_ratio_at_scale"] == "deterministic count on seed 4"
     # Fewer than 5 repeats: the timed claims cannot be decided; one warehouse count: no growth to judge.
     assert (claims.set_index("claim").loc[lambda f: f["repeats"] == 2, "reproduced"] == "inconclusive").all()
 

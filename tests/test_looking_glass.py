@@ -102,10 +102,15 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     assert "error" not in output.lower() and "warn" not in output.lower(), output
     config = yaml.safe_load(profile(repo, name).read_text())
     ladder = config["looking_glass"]["ladder"]
-    assert job_count(output, "looking_glass_instructions") == len(STEPS) * len(TXN_TYPES)
+    seeds = config["looking_glass"]["instructions"]["seeds"]
+    # A count finding must hold on three inputs (workflows/claims/, min_seeds); smoke, which
+    # judges nothing, counts one.
+    assert len(seeds) >= (1 if name == "smoke" else 3)
+    assert job_count(output, "looking_glass_instructions") == len(STEPS) * len(TXN_TYPES) * len(seeds)
     assert job_count(output, "looking_glass_ladder_run") == config["repeats"] * len(ladder["steps"])
     assert job_count(output, "claims") == 1  # the one claims rule, for this study only
-    for rule in ("instructions_table", "switches_table", "components_table", "ladder_table"):
+    for rule in ("instructions_table", "instructions_seeds_table", "switches_table", "components_table",
+                 "ladder_table"):
         assert job_count(output, f"looking_glass_{rule}") == 1, rule
     assert job_count(output, "figure") == len(FIGURES)  # the one figure rule, for this study only
     assert job_count(output, "tpcc_run") == 0  # the study's target runs only the study
@@ -161,7 +166,7 @@ def test_bad_config_fails_validation(python, repo, tmp_path, config_text, compla
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end(smoke_run):
+def test_smoke_profile_end_to_end(smoke_run, repo):
     assert smoke_run.returncode == 0, smoke_run.output
     results = smoke_run.results
     tables = results / "tables" / "looking_glass"
@@ -197,7 +202,8 @@ def test_smoke_profile_end_to_end(smoke_run):
         # The CSV keeps 6 significant digits per share: their sum is 100 to about 1e-3.
         assert shares["instructions_share_pct"].sum() == pytest.approx(100.0, abs=1e-3), txn_type
     assert len(list((results / "raw" / "looking_glass" / "ladder").glob("rep*/step*.json"))) == 24
-    assert len(list((results / "raw" / "looking_glass" / "instructions").glob("step*_*.json"))) == 24
+    seeds = yaml.safe_load(profile(repo, "smoke").read_text())["looking_glass"]["instructions"]["seeds"]
+    assert len(list((results / "raw" / "looking_glass" / "instructions").glob("seed*/step*_*.json"))) == 24 * len(seeds)
 
 
 # ---------------------------------------------------------------------------
@@ -212,8 +218,8 @@ def counts(smoke_run, repo) -> dict:
     API (counting them again here took 24 valgrind runs)."""
     assert smoke_run.returncode == 0, smoke_run.output
     config = yaml.safe_load(profile(repo, "smoke").read_text())["looking_glass"]["instructions"]
-    assert (config["transactions"], config["warehouses"], config["seed"]) == (COUNT_TRANSACTIONS, 1, 1)
-    records = smoke_run.results / "raw" / "looking_glass" / "instructions"
+    assert (config["transactions"], config["warehouses"], config["seeds"][0]) == (COUNT_TRANSACTIONS, 1, 1)
+    records = smoke_run.results / "raw" / "looking_glass" / "instructions" / "seed1"
     counts = {}
     for step in STEPS:
         for txn_type in TXN_TYPES:
@@ -322,7 +328,14 @@ def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
     pd.DataFrame({"step": [0, 2, 10], "tps_median": [500.0, 2000.0, 20000.0],
                   "cpu_seconds_median": [0.1, 1.0, 1.0], "elapsed_seconds_median": [1.0, 1.0, 1.0]}
                  ).to_csv(tmp_path / "ladder.csv", index=False)
-    tables = claims_script.load_tables(*(tmp_path / f"{name}.csv" for name in TABLES[:-1]), paper)
+    # The counts on three seeds (the workflow's instructions_seeds.csv): seed 1's counts as
+    # counted, seeds 2 and 3 the same but 1% more in every Payment phase.
+    seeds = pd.concat([instructions.assign(seed=seed, instructions=instructions["instructions"] * (
+        1.0 if seed == 1 else instructions["txn_type"].map({"payment": 1.01, "new_order": 1.0})))
+        for seed in (1, 2, 3)], ignore_index=True)
+    seeds.to_csv(tmp_path / "instructions_seeds.csv", index=False)
+    tables = claims_script.load_tables(*(tmp_path / f"{name}.csv" for name in TABLES[:-1]), paper,
+                                       instructions_seeds=tmp_path / "instructions_seeds.csv")
     frame = claims_script.main(tables, tmp_path / "claims.csv", tmp_path / "claims.md", "test")
     table = check_claims_table(tmp_path / "claims.csv", "looking_glass", claims=35)
     by_claim = frame.set_index("claim")
@@ -336,7 +349,17 @@ def test_tables_and_claims_from_counts(repo, counts, tmp_path, monkeypatch):
     assert all(by_claim.at[c, "reproduced"] == "inconclusive" for c in cycles)
     # Counts compare exactly: every count claim is yes or no.
     counted = table[table["repeats"].isna() & ~table["claim"].isin(speedups + cycles)]
-    assert len(counted) == 28 and set(counted["reproduced"]) <= {"yes", "no"}
+    assert len(counted) == 28
+    # Every count on the three seeds: the shares within Payment do not move (the
+    # range is one point), the New Order / Payment ratio does (seeds 2-3: 1% lower).
+    assert counted["pairing"].str.startswith("deterministic count on seeds 1, 2, 3").all()
+    by_id = table.set_index("id")
+    assert by_id.at["every_component_matters", "ci_low"] == pytest.approx(by_id.at["every_component_matters", "ci_high"])
+    ratio = by_id.loc["new_order_to_payment"]
+    assert ratio["ci_low"] == pytest.approx(ratio["ci_high"] / 1.01, rel=1e-3)
+    # yes and no as the counts say; inconclusive only where the seeds disagree.
+    unsure = counted[counted["reproduced"] == "inconclusive"]
+    assert unsure["reason"].str.startswith("the seeds disagree").all()
     markdown = (tmp_path / "claims.md").read_text()
     why = markdown.split("## Not reproduced or inconclusive")[1]
     # One computed sentence per claim not reproduced.

@@ -67,7 +67,8 @@ def test_every_raw_run_is_written_by_an_atomic_writer(dry_run, repo):
             # E5's scale cells of one warehouse count share a loaded database: one job, one record per
             # cell, each its own rename; an interrupted job is incomplete to Snakemake and runs again whole.
             assert job["rule"] == "fifo_cache_scale_cells", job
-            assert "--out 'results/raw/fifo_cache/scale/{policy}_w{warehouses}_p{percent}.json'" in job["shell"], job
+            assert re.search(r"--out 'results/raw/fifo_cache/scale/seed[0-9]+/\{policy\}_w\{warehouses\}_p\{percent\}"
+                             r"\.json'", job["shell"]), job
         # Every study's command line writes its record with dbrepro.records.write_record
         # (temporary file, fsync, rename), directly or through the CLI's _write.
         module = record_writer(job["shell"])

@@ -34,25 +34,29 @@ def test_dry_run_is_clean(dry_run, repo, name):
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(dry_run, repo, name):
-    """Each warehouse count's cells come from one job (its database loaded
-    once per policy, fifo_cache.run_cells), whose outputs are every policy
-    at every fraction of that count."""
+    """Each warehouse count's cells on each seed come from one job (its database
+    loaded once per policy, fifo_cache.run_cells), whose outputs are every
+    policy at every fraction of that count and seed."""
     done = whole_dry_run(dry_run, repo, name)
     output = done.output
     assert done.returncode == 0, output
     fc = yaml.safe_load(profile(repo, name).read_text())["fifo_cache"]
-    assert job_count(output, "fifo_cache_scale_cells") == len(fc["scale_warehouses"]), output
+    seeds = fc["scale_seeds"]
+    assert len(seeds) >= (2 if name == "smoke" else 3)  # a count finding: three inputs (min_seeds); smoke: two
+    jobs = len(fc["scale_warehouses"]) * len(seeds)
+    assert job_count(output, "fifo_cache_scale_cells") == jobs, output
     assert job_count(output, "fifo_cache_scale_run") == 0
     blocks = job_blocks(output, "fifo_cache_scale_cells")
     percents = [f"{fraction * 100:g}" for fraction in fc["scale_fractions"]]
-    outputs = {w: {f"results/raw/fifo_cache/scale/{p}_w{w}_p{pct}.json" for p in fc["scale_policies"] for pct in percents}
-               for w in fc["scale_warehouses"]}
+    outputs = [{f"results/raw/fifo_cache/scale/seed{s}/{p}_w{w}_p{pct}.json" for p in fc["scale_policies"]
+                for pct in percents} for w in fc["scale_warehouses"] for s in seeds]
     for block in blocks:
         produced = set(re.findall(r"results/raw/fifo_cache/scale/\S+?\.json", block.split("output:")[1].split("log:")[0]))
-        assert produced in outputs.values(), block
-    assert len(blocks) == len(fc["scale_warehouses"])
+        assert produced in outputs, block
+    assert len(blocks) == jobs
     commands = re.findall(r"-m dbrepro\.fifo_cache cells .*", output)
-    assert len(commands) == len(fc["scale_warehouses"]) and all("{policy}" in c and "{percent}" in c for c in commands)
+    assert len(commands) == jobs and all("{policy}" in c and "{percent}" in c for c in commands)
+    assert {int(re.search(r"--seed (\d+)", c).group(1)) for c in commands} == set(seeds)
 
 
 def test_default_config_is_the_quick_profile(dry_run):
@@ -173,7 +177,7 @@ def test_jobs_that_hold_the_database_declare_their_memory(dry_run, repo):
     declared = {}
     for rule in ("fifo_cache_scale_cells", "fifo_cache_trace"):
         for block in job_blocks(output, rule):
-            warehouses = int(re.search(r"wildcards: warehouses=(\d+)", block).group(1))
+            warehouses = int(re.search(r"wildcards: .*?\bwarehouses=(\d+)", block).group(1))
             declared[(rule, warehouses)] = int(re.search(r"memory_mb=(\d+)", block).group(1))
     assert {w for rule, w in declared if rule == "fifo_cache_scale_cells"} == set(fc["scale_warehouses"])
     assert {w for rule, w in declared if rule == "fifo_cache_trace"} == set(fc["trace_warehouses"])
@@ -189,7 +193,7 @@ def test_jobs_that_hold_the_database_declare_their_memory(dry_run, repo):
 def test_jobs_whose_memory_does_not_fit_together_run_one_after_the_other(python, repo, tmp_path):
     # Smoke's one-warehouse scale job and trace (a few hundred MB each) with the limit set below
     # either: Snakemake caps each at the limit, so on two cores they still never run at once.
-    targets = ["results/raw/fifo_cache/scale/lru_w1_p10.json", "results/tmp/fifo_cache/trace_w1.txt"]
+    targets = ["results/raw/fifo_cache/scale/seed1/lru_w1_p10.json", "results/tmp/fifo_cache/trace_w1.txt"]
     done = snakemake(python, repo, tmp_path, *targets, "--cores", "2", "--resources", "timed=1", "memory_mb=100",
                      "--configfile", str(profile(repo, "smoke")))
     output = done.stdout + done.stderr

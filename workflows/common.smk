@@ -127,6 +127,17 @@ def after_previous_repeat(pattern, grid):
     return inputs
 
 
+def repeat_seed(base):
+    """Params function: repeat r of a timed grid runs on seed `base` + r - 1.
+
+    Every configuration of one repeat shares its seed, so a timed effect (paired
+    within the repeat) compares like with like; the counts a timed grid also
+    yields (E3's bytes and lookups, E5's single-terminal hits) are then counted
+    on as many inputs as there are repeats, and a count claim holds only if it
+    holds on every one (workflows/claims/ fixes how many it needs)."""
+    return lambda wildcards: int(base) + int(wildcards.rep) - 1
+
+
 # Foreign load (issue 29): the criteria file fixes how much CPU outside a
 # run's own process tree a timed cell may see, and how often a disturbed cell
 # is run again; every timed command gets both (dbrepro.host_load reads them

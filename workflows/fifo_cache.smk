@@ -12,7 +12,7 @@
 #    trace's distinct pages (the curve toward the article's 250 warehouses).
 #
 #   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
-#   scale     results/raw/fifo_cache/scale/{policy}_w{warehouses}_p{percent}.json
+#   scale     results/raw/fifo_cache/scale/seed{seed}/{policy}_w{warehouses}_p{percent}.json
 #   traces    results/tmp/fifo_cache/trace_w{warehouses}.txt (single-thread run, libCacheSim's plain format; its record beside)
 #   tables    results/tables/fifo_cache/{throughput,scale,hit_curve,claims}.csv, claims.md
 #   figures   results/figures/fifo_cache/{hit_ratio,trace_hit_ratio,nopm}.{png,pdf}
@@ -31,13 +31,16 @@ FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
 FC_TRACE = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
 FC_TRACE_RECORD = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.json"  # its run: database pages, warm-up references
-FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/{{policy}}_w{{warehouses}}_p{{percent}}.json"
+FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/seed{{seed}}/{{policy}}_w{{warehouses}}_p{{percent}}.json"
 FC_SCALE_GRID = {
     "policy": FC["scale_policies"],
     "warehouses": FC["scale_warehouses"],
     "percent": [f"{fraction * 100:g}" for fraction in FC["scale_fractions"]],
 }
-FC_SCALE_RUNS = expand(FC_SCALE_RUN, **FC_SCALE_GRID)
+# The scale table shows the first seed; the claims count on every seed.
+FC_SCALE_SEEDS = FC["scale_seeds"]
+FC_SCALE_RUNS = expand(FC_SCALE_RUN, seed=FC_SCALE_SEEDS[0], **FC_SCALE_GRID)
+FC_SCALE_RUNS_ALL_SEEDS = expand(FC_SCALE_RUN, seed=FC_SCALE_SEEDS, **FC_SCALE_GRID)
 
 
 # Memory of a job that holds the whole database, for the scheduler (resource
@@ -89,7 +92,7 @@ rule fifo_cache_run:
         warehouses=FC["warehouses"],
         transactions=FC["transactions"],
         warmup=FC["warmup_transactions"],
-        seed=FC["seed"],
+        seed=repeat_seed(FC["seed"]),
         fraction=lambda wildcards: float(wildcards.percent) / 100,
     threads: TIMED_THREADS
     resources:
@@ -129,23 +132,24 @@ rule fifo_cache_scale_cells:
     output:
         records=expand(FC_SCALE_RUN, policy=FC["scale_policies"], percent=FC_SCALE_GRID["percent"], allow_missing=True),
     log:
-        log_path(FC_STUDY, "scale/w{warehouses}"),
+        log_path(FC_STUDY, "scale/seed{seed}/w{warehouses}"),
     wildcard_constraints:
         warehouses=r"[0-9]+",
+        seed=r"[0-9]+",
     params:
         policies=FC["scale_policies"],
         fractions=FC["scale_fractions"],
         transactions=FC["scale_transactions"],
         warmup=FC["scale_warmup_transactions"],
-        seed=FC["seed"],
-        out=lambda wildcards: FC_SCALE_RUN,  # as written: run_cells fills in {policy}, {warehouses}, {percent}
+        # run_cells fills in {policy}, {warehouses}, {percent}; the seed is the job's
+        out=lambda wildcards: FC_SCALE_RUN.replace("{seed}", wildcards.seed),
     threads: 1
     resources:
         memory_mb=lambda wildcards: fc_memory_mb(wildcards, max(FC["scale_fractions"])),
     shell:
         "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache cells --policies {params.policies} --pool-fractions {params.fractions}"
         " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
-        " --warmup-transactions {params.warmup} --seed {params.seed}"
+        " --warmup-transactions {params.warmup} --seed {wildcards.seed}"
         " --no-consistency-check --out {params.out:q} > {log:q} 2>&1"
 
 
@@ -208,4 +212,4 @@ rule fifo_cache_hit_curve:
 
 
 # SoQoL's findings beside ours (rule claims, workflows/claims.smk).
-register_claims(FC_STUDY, runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID), scale=FC_SCALE_RUNS, paper=FC_PAPER)
+register_claims(FC_STUDY, runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID), scale=FC_SCALE_RUNS_ALL_SEEDS, paper=FC_PAPER)

@@ -34,10 +34,11 @@ def oe_table(name):
 
 
 def oe_options():
-    """The profile's openedge settings as `python -m dbrepro.openedge` options."""
+    """The profile's openedge settings as `python -m dbrepro.openedge` options, but the
+    seed: each command gives its own (a repeat's, repeat_seed)."""
     return " ".join(
         f"--{name.replace('_', '-')} {OE[name]}"
-        for name in ("rows", "fanout", "seed", "servers", "users", "max_clients", "passes", "prefetch",
+        for name in ("rows", "fanout", "servers", "users", "max_clients", "passes", "prefetch",
                      "fixed_latches", "latch_factor", "bucket_percent", "spin", "nap", "napmax", "address")
     )
 
@@ -74,12 +75,13 @@ rule openedge_run:
         log_path(OE_STUDY, "rep{rep}/ladder"),
     params:
         options=oe_options(),
+        seed=repeat_seed(OE["seed"]),
         steps=",".join(map(str, OE["steps"])),
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --seed {params.seed} --steps {params.steps} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_scan_run:
@@ -92,12 +94,13 @@ rule openedge_scan_run:
         log_path(OE_STUDY, "scan"),
     params:
         options=oe_options(),
+        seed=OE["seed"],
         steps=OE_SCAN_STEPS,
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --workload scan --steps {params.steps} --repeats 1 "
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --seed {params.seed} --workload scan --steps {params.steps} --repeats 1 "
         "--out {output.record:q} > {log:q} 2>&1"
 
 
@@ -113,13 +116,14 @@ rule openedge_latency_run:
         log_path(OE_STUDY, "rep{rep}/latency"),
     params:
         options=oe_options(),
+        seed=repeat_seed(OE["seed"]),  # the seed of the ladder's repeat it follows
         steps=OE_LATENCY_STEPS,
         delay=OE["latency_us"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --steps {params.steps} --message-delay-us {params.delay} "
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --seed {params.seed} --steps {params.steps} --message-delay-us {params.delay} "
         "--repeats 1 --out {output.record:q} > {log:q} 2>&1"
 
 

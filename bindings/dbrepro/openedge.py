@@ -168,12 +168,13 @@ def summarize_run(run: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]
 
 
 def run_rows(result: RunResult) -> list[dict[str, Any]]:
-    """Table rows of an openedge record: one per timed run (per-user times left out), with the host's
-    CPU count and 1-minute load average before the record's runs."""
+    """Table rows of an openedge record: one per timed run (per-user times left out), with the
+    data's seed (the counts are deterministic for one), the host's CPU count and 1-minute load
+    average before the record's runs."""
     host = result.metrics["host"]
     before = host.get("loadavg_before")
     return [{**{k: v for k, v in run.items() if k not in ("user_seconds", "foreign_load")},
-             **row_columns(run), "cpu_count": host["cpu_count"],
+             **row_columns(run), "seed": result.config.get("seed"), "cpu_count": host["cpu_count"],
              "loadavg_1m_before": before[0] if before else None} for run in result.metrics["runs"]]
 
 

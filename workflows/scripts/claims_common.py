@@ -105,6 +105,7 @@ class Criteria:
     claims: dict[str, Criterion]
     scope: dict = field(default_factory=dict)  # which runs the claims judge (the file's optional `scope`)
     attribution: dict = field(default_factory=dict)  # how claims.md names a mechanism (optional `attribution`)
+    min_seeds: int = 1  # a count finding counted on fewer seeds is inconclusive (the file's optional `min_seeds`)
 
     def __getitem__(self, claim_id: str) -> Criterion:
         return self.claims[claim_id]
@@ -162,8 +163,11 @@ def load_criteria(path_or_study) -> Criteria:
             raise ValueError(f"{path}: claim {spec['id']}: kind {spec['kind']!r} is neither count nor timed")
         spec = {**spec, "theirs": resolve_theirs(str(spec["theirs"]), paper)}
         claims[spec["id"]] = Criterion(spec)
+    min_seeds = data.get("min_seeds", 1)
+    if isinstance(min_seeds, bool) or not isinstance(min_seeds, int) or min_seeds < 1:
+        raise ValueError(f"{path}: min_seeds must be an integer >= 1, got {min_seeds!r}")
     return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims,
-                    dict(data.get("scope") or {}), dict(data.get("attribution") or {}))
+                    dict(data.get("scope") or {}), dict(data.get("attribution") or {}), min_seeds)
 
 
 def check_role_and_setting(spec: dict, where: str) -> None:
@@ -226,6 +230,7 @@ class Outcome:
     reason: str = ""  # why inconclusive or no, in words
     pairing: str = ""  # how the repeats were used: "paired by repeat", or why not
     cells_dropped: int = 0  # disturbed cells left out of the interval
+    seeds: tuple = ()  # a count judged on several seeds: which (its interval is the range over them)
 
 
 def evaluate_count(value: float, band: dict) -> Outcome:
@@ -474,7 +479,7 @@ class ClaimResult:
             "ours": self.ours, "theirs": self.theirs if self.theirs is not None else self.criterion.theirs,
             "reproduced": o.reproduced, "effect": effect, "ci_low": low, "ci_high": high,
             "repeats": "" if o.repeats is None else int(o.repeats),
-            "pairing": o.pairing if self.criterion.timed else "deterministic count",
+            "pairing": o.pairing if self.criterion.timed else _count_pairing(o),
             "cells_dropped": int(o.cells_dropped),
             "criterion": self.criterion.text_of_criterion(), "mechanism": self.criterion.mechanism,
             "reason": self.explanation(),
@@ -483,6 +488,80 @@ class ClaimResult:
     def explanation(self) -> str:
         parts = [p for p in (self.outcome.reason, self.why, far_beyond(self.outcome, self.criterion.band)) if p]
         return "; ".join(parts)
+
+
+def _count_pairing(outcome: Outcome) -> str:
+    if len(outcome.seeds) > 1:
+        return (f"deterministic count on seeds {', '.join(map(str, outcome.seeds))}: the effect is seed "
+                f"{outcome.seeds[0]}'s, the interval the range over the seeds")
+    if outcome.seeds:
+        return f"deterministic count on seed {outcome.seeds[0]}"
+    return "deterministic count"
+
+
+def across_seeds(per_seed: dict, min_seeds: int = 1) -> ClaimResult:
+    """One count claim judged on several seeds ({seed: ClaimResult}, the seed shown first):
+    a deterministic count is robust only if it holds on other inputs too. The row shows the
+    first seed's result, its interval is the range of the value over the seeds, and it is
+    `yes` only if every seed says yes, `no` only if every seed says no; seeds that disagree,
+    or (for a finding) fewer than `min_seeds` (the criteria file's), make it `inconclusive`."""
+    if not per_seed:
+        raise ValueError("across_seeds: no seed")
+    seeds = tuple(per_seed)
+    first = per_seed[seeds[0]]
+    if first.criterion.timed:
+        raise ValueError(f"{first.claim_id}: across_seeds is for count claims; a timed claim pairs by repeat")
+    values = [per_seed[s].outcome.value for s in seeds]
+    finite = [v for v in values if math.isfinite(v)]
+    low, high = (min(finite), max(finite)) if len(seeds) > 1 and finite else (math.nan, math.nan)
+    verdicts = {s: per_seed[s].outcome.reproduced for s in seeds}
+    kinds = set(verdicts.values())
+    reasons = [per_seed[s].outcome.reason for s in seeds if per_seed[s].outcome.reason]
+    if len(seeds) < min_seeds and first.role == "finding":
+        verdict = "inconclusive"
+        reason = (f"counted on {len(seeds)} seed(s) ({', '.join(map(str, seeds))}); a count finding needs "
+                  f"{min_seeds} (min_seeds in the criteria file)")
+    elif len(kinds) == 1:
+        verdict = kinds.pop()
+        reason = first.outcome.reason if verdict != "yes" else ""
+        if verdict == "no" and len(seeds) > 1:
+            reason = f"no on every seed ({', '.join(map(str, seeds))}); seed {seeds[0]}: {reason}"
+    else:
+        verdict = "inconclusive"
+        groups = {k: [s for s in seeds if verdicts[s] == k] for k in OUTCOMES}
+        reason = "the seeds disagree: " + "; ".join(
+            f"{k} on seed{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for k, v in groups.items() if v)
+        reason += f" (range {_number(low)}..{_number(high)})"
+        if reasons:
+            reason += f"; {reasons[0]}"
+    outcome = Outcome(verdict, first.outcome.value, low, high, reason=reason, seeds=seeds)
+    ours = first.ours
+    if len(seeds) > 1 and finite:
+        ours += f" (seed {seeds[0]}; {len(seeds)} seeds: {_number(low):g}..{_number(high):g})"
+    return ClaimResult(first.criterion, ours, outcome, theirs=first.theirs, variant=first.variant,
+                       why=first.why if verdict == "no" else "", notes=list(first.notes))
+
+
+def judge_on_seeds(results: Sequence[ClaimResult], claims_of: Callable, seeds: Sequence,
+                   min_seeds: int = 1) -> list[ClaimResult]:
+    """`results` (every claim, judged on all the runs) with each count claim replaced by
+    `across_seeds` over `claims_of(seed)` for every seed (the same claims, in the same
+    order, judged on that seed's counts alone; None where that seed did not run what the
+    claim counts). Timed claims stay as judged on all the runs: they pair by repeat."""
+    lists = {seed: claims_of(seed) for seed in seeds}
+    if any(len(found) != len(results) for found in lists.values()):
+        raise ValueError("the seeds' claim lists differ from the runs'")
+    out = []
+    for n, result in enumerate(results):
+        if result.criterion.timed:
+            out.append(result)
+            continue
+        # None: that seed did not run what this claim counts (E5's scale sweep runs fewer seeds).
+        same = {seed: found[n] for seed, found in lists.items() if found[n] is not None}
+        if any(r.claim_id != result.claim_id or r.variant != result.variant for r in same.values()):
+            raise ValueError(f"{result.claim_id}: the seeds' claim lists differ from the runs'")
+        out.append(across_seeds(same, min_seeds) if same else result)
+    return out
 
 
 def far_beyond(outcome: Outcome, band: dict) -> str:

@@ -185,6 +185,10 @@ def lru_lock_explains_speedup(r: Runs, c: cc.Criterion) -> ClaimResult:
     return result
 
 
+# The claims counted on the scale sweep (its seeds); the others on the timed grid's runs (a seed per repeat).
+SCALE_CLAIMS = {"hit_ratio_at_scale", "hit_ratio_grows_with_warehouses"}
+
+
 def claims(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria) -> list[ClaimResult]:
     r = Runs(runs)
     k = criteria.claims
@@ -195,6 +199,30 @@ def claims(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria
             lru_lock_explains_speedup(r, k["lru_lock_explains_speedup"])]
 
 
+def judged(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria) -> list[ClaimResult]:
+    """Every claim; the counts on every seed: repeat r of the timed grid runs on its own seed
+    (workflows/common.smk, repeat_seed) and the scale sweep on each of its seeds, and a count
+    claim holds only if it holds on every seed (claims_common.across_seeds)."""
+    found = claims(runs, scale, paper, criteria)
+    grid_seeds = _seeds(runs)
+    scale_seeds = _seeds(scale)
+    if not grid_seeds and not scale_seeds:
+        return found
+
+    def on_seed(seed):
+        # Each claim on the seeds that ran what it counts: the grid's or the scale sweep's.
+        grid = runs[runs["seed"] == seed] if seed in grid_seeds else runs
+        at_scale = scale[scale["seed"] == seed] if seed in scale_seeds else scale
+        found = claims(grid, at_scale, paper, criteria)
+        return [r if seed in (scale_seeds if r.claim_id in SCALE_CLAIMS else grid_seeds) else None for r in found]
+
+    return cc.judge_on_seeds(found, on_seed, sorted(grid_seeds | scale_seeds), criteria.min_seeds)
+
+
+def _seeds(frame: pd.DataFrame) -> set:
+    return set(int(s) for s in frame["seed"].dropna().unique()) if "seed" in frame.columns else set()
+
+
 def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_paths=()) -> pd.DataFrame:
     from fifo_cache_table import run_row, scale_row
 
@@ -203,7 +231,7 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_pat
     if "source" not in runs:  # the record's path names its repeat (results/raw/fifo_cache/rep<r>/...)
         runs["source"] = [str(p) for p in run_paths]
     scale = pd.DataFrame([scale_row(p) for p in scale_paths])
-    found = claims(runs, scale, common.load_paper(paper_path), criteria)
+    found = judged(runs, scale, common.load_paper(paper_path), criteria)
     return cc.write_claims(
         found, criteria, csv_path, md_path,
         "NOPM and TPM as HammerDB reports them: New Orders committed per minute; committed and rolled-back "

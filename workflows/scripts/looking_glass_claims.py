@@ -7,11 +7,16 @@ inconclusive) and claims.md (the table, each claim's criterion and source, and
 for each claim not reproduced a sentence, computed from our tables, saying how
 we differ).
 
-Instruction counts are deterministic (count claims, exact comparisons); the
-ladder's throughput is timed: its per-repeat runs are the bootstrap's samples.
+Instruction counts are deterministic (count claims, exact comparisons), and
+are counted on several seeds (instructions_seeds.csv): each count claim is
+judged on every seed and holds only if it holds on all of them
+(claims_common.across_seeds). The ladder's throughput is timed: its
+per-repeat runs are the bootstrap's samples.
 
 Run by Snakemake (rule looking_glass_claims), or by hand:
     python workflows/scripts/looking_glass_claims.py TABLES_DIR paper.yaml claims.csv claims.md [--runs RUN.json ...]
+(TABLES_DIR holds instructions.csv, switches.csv, components.csv, ladder.csv and,
+where the counts ran on several seeds, instructions_seeds.csv)
 """
 
 import argparse
@@ -57,6 +62,7 @@ class Tables:
         self.runs = runs if runs is not None else pd.DataFrame(columns=["step", "throughput_tps"])
         self.totals = common.totals(instructions)
         self.estimated = common.cycles_estimated(instructions)
+        self.seeds_frame = None  # every seed's counts (instructions_seeds.csv), where several were counted
 
     def share(self, txn_type, component, measure="instructions") -> float:
         return float(self.components.at[(txn_type, component), f"{measure}_share_pct"])
@@ -325,20 +331,58 @@ def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
 # Output
 
 
-def load_tables(instructions, switches, components, ladder, paper, runs=()) -> Tables:
-    """The four tables, the paper's numbers and (optional) the ladder's raw-run records."""
+def load_tables(instructions, switches, components, ladder, paper, runs=(), instructions_seeds=None) -> Tables:
+    """The four tables, the paper's numbers, (optional) the ladder's raw-run records and
+    (optional) every seed's counts (instructions_seeds.csv)."""
     frame = None
     if runs:
         from looking_glass_ladder_table import runs_frame
 
         frame = runs_frame(list(runs))
-    return Tables(pd.read_csv(instructions), pd.read_csv(switches), pd.read_csv(components), pd.read_csv(ladder),
-                  common.load_paper(paper), frame)
+    tables = Tables(pd.read_csv(instructions), pd.read_csv(switches), pd.read_csv(components), pd.read_csv(ladder),
+                    common.load_paper(paper), frame)
+    if instructions_seeds:
+        tables.seeds_frame = pd.read_csv(instructions_seeds)
+    return tables
+
+
+def seed_tables(tables: Tables) -> dict:
+    """{seed: Tables} built from each seed's counts, the tables' own seed first; {} when
+    only one seed was counted. Switches and components are rebuilt per seed by the
+    scripts that build their tables."""
+    frame = tables.seeds_frame
+    if frame is None or "seed" not in frame.columns or frame["seed"].nunique() < 2:
+        return {}
+    from looking_glass_components_table import components
+    from looking_glass_switches_table import switches
+
+    shown = int(tables.instructions["seed"].iloc[0])
+    seeds = [shown] + sorted(int(s) for s in frame["seed"].unique() if int(s) != shown)
+    built = {}
+    for seed in seeds:
+        counts = frame[frame["seed"] == seed].reset_index(drop=True)
+        if counts.empty:
+            raise ValueError(f"instructions_seeds.csv lacks seed {seed}, the counts the tables show")
+        built[seed] = Tables(counts, switches(counts, tables.paper), components(counts, tables.paper),
+                             tables.ladder.reset_index(), tables.paper, tables.runs)
+    return built
+
+
+def judged(tables: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
+    """Every claim: counts on every seed counted, timed claims from the ladder's runs."""
+    by_seed = seed_tables(tables)
+    if not by_seed:
+        seed = int(tables.instructions["seed"].iloc[0]) if "seed" in tables.instructions.columns else None
+        results = all_claims(tables, criteria)
+        return [r if r.criterion.timed or seed is None else cc.across_seeds({seed: r}, criteria.min_seeds)
+                for r in results]
+    return cc.judge_on_seeds(all_claims(tables, criteria), lambda seed: all_claims(by_seed[seed], criteria),
+                             list(by_seed), criteria.min_seeds)
 
 
 def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=None) -> pd.DataFrame:
     criteria = cc.load_criteria(criteria_path or "looking_glass")
-    results = all_claims(tables, criteria)
+    results = judged(tables, criteria)
     backend = common.backend_of(tables.instructions)
     preamble = (f"Harizopoulos et al., *OLTP through the looking glass*, SIGMOD 2008, against the dbrepro engine "
                 f"(profile `{profile}`). Instruction counts: {backend}"
@@ -353,7 +397,7 @@ if "snakemake" in globals():
         snakemake.log[0],  # noqa: F821
         lambda: main(
             load_tables(inputs.instructions, inputs.switches, inputs.components, inputs.ladder, inputs.paper,
-                        list(inputs.runs)),
+                        list(inputs.runs), inputs.instructions_seeds),
             snakemake.output.csv,  # noqa: F821
             snakemake.output.md,  # noqa: F821
             snakemake.config.get("profile", ""),  # noqa: F821
@@ -370,6 +414,7 @@ elif __name__ == "__main__":
     parser.add_argument("--runs", nargs="*", default=[], help="the ladder's raw-run records (JSON)")
     args = parser.parse_args()
     folder = Path(args.tables)
+    seeds_table = folder / "instructions_seeds.csv"
     loaded = load_tables(*(folder / f"{name}.csv" for name in ("instructions", "switches", "components", "ladder")),
-                         args.paper, args.runs)
+                         args.paper, args.runs, seeds_table if seeds_table.exists() else None)
     print(main(loaded, args.csv, args.md, args.profile).to_string(index=False))

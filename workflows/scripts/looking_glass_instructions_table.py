@@ -1,5 +1,7 @@
-"""Tidy table of the looking_glass instruction counts: one row per ladder step,
-transaction type and phase (instructions and cycles per transaction).
+"""Tidy table of the looking_glass instruction counts: one row per seed, ladder
+step, transaction type and phase (instructions and cycles per transaction).
+The workflow writes it twice: instructions.csv from the first seed's records,
+instructions_seeds.csv from every seed's.
 
 Run by Snakemake (rule looking_glass_instructions_table), or by hand:
     python workflows/scripts/looking_glass_instructions_table.py OUT.csv COUNT.json [COUNT.json ...]
@@ -45,10 +47,12 @@ def rows(paths) -> pd.DataFrame:
         frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
     phase_order = {phase: index for index, phase in enumerate(looking_glass.PHASES)}
-    table = table.sort_values(["step", "txn_type", "phase"], key=lambda c: c.map(phase_order) if c.name == "phase" else c)
-    duplicated = table.duplicated(["step", "txn_type", "phase"])
+    table = table.sort_values(["seed", "step", "txn_type", "phase"],
+                              key=lambda c: c.map(phase_order) if c.name == "phase" else c)
+    duplicated = table.duplicated(["seed", "step", "txn_type", "phase"])
     if duplicated.any():
-        raise ValueError(f"two counts of the same step and transaction type: {table[duplicated].iloc[0].to_dict()}")
+        raise ValueError(f"two counts of the same seed, step and transaction type: "
+                         f"{table[duplicated].iloc[0].to_dict()}")
     return table[COLUMNS].reset_index(drop=True)
 
 

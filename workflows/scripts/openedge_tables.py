@@ -73,6 +73,9 @@ def traffic_table(runs: pd.DataFrame) -> pd.DataFrame:
     # Every record read is one data-page lookup; the other lookups found index blocks.
     table["index_block_lookups"] = table["hash_lookups"] - table["record_reads"]
     table["lookups_avoided_pct"] = 100.0 * table["lookups_avoided"] / (table["hash_lookups"] + table["lookups_avoided"])
+    if "seed" in runs.columns:  # the data seeds the counts come from (repeat r ran on its own)
+        seeds = runs.groupby(STEP)["seed"].agg(lambda s: " ".join(str(int(v)) for v in sorted(set(s.dropna()))))
+        table = table.merge(seeds.rename("seeds").reset_index(), on=STEP, how="left")
     return table
 
 
