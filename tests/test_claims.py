@@ -191,6 +191,10 @@ def test_foreign_load_account(cc):
     frame = pd.DataFrame({"attempts": [1, 3, 2, 1], "disturbed": [False, True, False, False]})
     assert "4 timed cells, 3 rerun(s)" in cc.load_account(frame) and "1 still disturbed" in cc.load_account(frame)
     assert "no foreign load" in cc.load_account(pd.DataFrame({"x": [1]}))
+    assert "measured once" not in cc.load_account(frame)
+    # A disturbed cell run once: the load was persistent (dbrepro.host_load.PersistentLoad).
+    persistent = pd.DataFrame({"attempts": [3, 1, 1], "disturbed": [True, True, True]})
+    assert "3 still disturbed" in cc.load_account(persistent) and "2 of them measured once" in cc.load_account(persistent)
 
 
 # -- the criteria files ----------------------------------------------------------------

@@ -192,6 +192,33 @@ def test_a_cell_still_disturbed_after_the_reruns_is_kept_and_marked():
     assert fields["foreign_load"]["max_foreign_cores"] == 0.1 and fields["foreign_load"]["max_reruns"] == 2
 
 
+def test_persistent_load_stops_the_reruns_until_a_cell_is_quiet(monkeypatch, tmp_path):
+    """A process busy for the whole run: after `after` cells in a row still disturbed,
+    later cells run once (marked), until one comes back undisturbed."""
+    monkeypatch.setenv(host_load.LOAD_STATE_ENV, str(tmp_path / "streak"))
+    monkeypatch.setenv(host_load.PERSISTENT_AFTER_ENV, "2")
+
+    def cell(loads):
+        calls = []
+        kept = host_load.run_guarded(lambda: calls.append(1), max_foreign_cores=0.1, max_reruns=2,
+                                     meter=FakeMeter(loads))
+        return kept, len(calls)
+
+    busy = [_load(1.0)] * 3
+    for _ in range(2):  # two cells, each run three times and still disturbed
+        kept, runs = cell(busy)
+        assert runs == 3 and kept.disturbed and "persistent_load" not in kept.details()
+    kept, runs = cell(busy)  # the load is persistent: measured once, marked
+    assert runs == 1 and kept.disturbed and kept.details()["persistent_load"] is True
+    kept, runs = cell([_load(0.01)])  # quiet again: the streak ends ...
+    assert runs == 1 and not kept.disturbed
+    kept, runs = cell(busy)  # ... and the next disturbed cell is rerun as before
+    assert runs == 3
+    monkeypatch.setenv(host_load.PERSISTENT_AFTER_ENV, "0")
+    with pytest.raises(ValueError, match=host_load.PERSISTENT_AFTER_ENV):
+        cell(busy)
+
+
 def test_without_a_threshold_the_cell_is_only_measured(monkeypatch):
     monkeypatch.delenv(host_load.MAX_FOREIGN_ENV, raising=False)
     kept = host_load.run_guarded(lambda: "v", meter=FakeMeter([_load(3.0)]))
@@ -229,7 +256,8 @@ def _smk_settings(timed_runs_alone: bool):
     start = text.index("FOREIGN_LOAD_CRITERIA = ")
     end = text.index("# A timed run claims every core")
     # `os` with an environment of its own: the snippet names Snakemake's process in os.environ.
-    namespace = {"os": SimpleNamespace(environ={}, getpid=os.getpid), "repo_file": lambda *parts: str(REPO.joinpath(*parts)),
+    namespace = {"os": SimpleNamespace(environ={}, getpid=os.getpid, path=os.path, remove=os.remove),
+                 "repo_file": lambda *parts: str(REPO.joinpath(*parts)),
                  "config": {"timed_runs_alone": timed_runs_alone}}
     exec(compile(text[start:end], "common.smk", "exec"), namespace)
     return namespace
@@ -245,12 +273,16 @@ def test_the_workflow_hands_every_timed_run_the_criteria_files_values(monkeypatc
     criteria = yaml.safe_load(CRITERIA.read_text())
     namespace = _smk_settings(timed_runs_alone=True)  # quick, full
     assert namespace["FOREIGN_LOAD"] == {"max_foreign_cores": criteria["max_foreign_cores"],
-                                         "max_reruns": criteria["max_reruns"]}
+                                         "max_reruns": criteria["max_reruns"],
+                                         "persistent_after": criteria.get("persistent_after")}
     for name, value in _environment(namespace["FOREIGN_LOAD_ENV"]).items():
         monkeypatch.setenv(name, value)
     assert host_load.settings() == (criteria["max_foreign_cores"], criteria["max_reruns"])
-    # common.smk names its own process (here, this one) as the root of the run's tree, for every job.
-    assert namespace["os"].environ == {host_load.RUN_ROOT_ENV: str(os.getpid())}
+    assert os.environ.get(host_load.PERSISTENT_AFTER_ENV, "") == str(criteria.get("persistent_after") or "")
+    # common.smk names its own process (here, this one) as the root of the run's tree, for every job,
+    # and the run's file of disturbed cells in a row (under the run's results/).
+    assert namespace["os"].environ == {host_load.RUN_ROOT_ENV: str(os.getpid()),
+                                       host_load.LOAD_STATE_ENV: os.path.abspath("results/tmp/foreign_load_streak")}
     # smoke: its timed runs share the machine with its other jobs by design: measured only.
     for name, value in _environment(_smk_settings(timed_runs_alone=False)["FOREIGN_LOAD_ENV"]).items():
         monkeypatch.setenv(name, value)

@@ -146,17 +146,21 @@ FOREIGN_LOAD_CRITERIA = repo_file("workflows", "claims", "foreign_load.yaml")
 
 
 def foreign_load_settings(path=FOREIGN_LOAD_CRITERIA):
-    """max_foreign_cores and max_reruns from the criteria file, checked."""
+    """max_foreign_cores, max_reruns and (optional, else None) persistent_after from the
+    criteria file, checked."""
     import yaml
 
     with open(path, encoding="utf-8") as file:
         criteria = yaml.safe_load(file)
     cores, reruns = criteria["max_foreign_cores"], criteria["max_reruns"]
+    after = criteria.get("persistent_after")
     if isinstance(cores, bool) or not isinstance(cores, (int, float)) or cores < 0:
         raise ValueError(f"{path}: max_foreign_cores must be a number >= 0, got {cores!r}")
     if isinstance(reruns, bool) or not isinstance(reruns, int) or reruns < 0:
         raise ValueError(f"{path}: max_reruns must be an integer >= 0, got {reruns!r}")
-    return {"max_foreign_cores": float(cores), "max_reruns": reruns}
+    if after is not None and (isinstance(after, bool) or not isinstance(after, int) or after < 1):
+        raise ValueError(f"{path}: persistent_after must be an integer >= 1, got {after!r}")
+    return {"max_foreign_cores": float(cores), "max_reruns": reruns, "persistent_after": after}
 
 
 FOREIGN_LOAD = foreign_load_settings()
@@ -167,9 +171,16 @@ FOREIGN_LOAD = foreign_load_settings()
 FOREIGN_LOAD_ENV = (
     f"DBREPRO_MAX_FOREIGN_CORES={FOREIGN_LOAD['max_foreign_cores']:g}"
     f" DBREPRO_MAX_RERUNS={FOREIGN_LOAD['max_reruns']}"
+    f" DBREPRO_PERSISTENT_AFTER={FOREIGN_LOAD['persistent_after'] or ''}"
     if config["timed_runs_alone"]
-    else "DBREPRO_MAX_FOREIGN_CORES= DBREPRO_MAX_RERUNS=0"
+    else "DBREPRO_MAX_FOREIGN_CORES= DBREPRO_MAX_RERUNS=0 DBREPRO_PERSISTENT_AFTER="
 )
+# The run's streak of cells still disturbed after their reruns (dbrepro.host_load,
+# PersistentLoad): one file per run, started afresh by each invocation.
+FOREIGN_LOAD_STREAK = os.path.abspath("results/tmp/foreign_load_streak")
+if os.path.exists(FOREIGN_LOAD_STREAK):
+    os.remove(FOREIGN_LOAD_STREAK)
+os.environ["DBREPRO_FOREIGN_LOAD_STATE"] = FOREIGN_LOAD_STREAK
 # The workflow's own process (this one: Snakemake's main process, which starts every
 # job) is the root of the run's own tree: its scheduler polls the jobs (0.11 of a core
 # measured on a 2-core VM during the quick profile's timed runs), and that is not

@@ -31,6 +31,15 @@ again at once, at most `max_reruns` times, and the last attempt is kept,
 marked `disturbed` if it is still over. Where /proc cannot be read the
 figures are None and `unavailable` says why; such a cell is never rerun.
 
+Persistent load: reruns help against a burst, not against a process busy
+for the whole run (they would triple the run and still be disturbed). Where
+the environment names a state file (DBREPRO_FOREIGN_LOAD_STATE, one per run:
+the workflow's) and a count (DBREPRO_PERSISTENT_AFTER), once that many cells
+in a row were still disturbed after their reruns, later cells are measured
+once (`persistent_load` in their details) until one comes back undisturbed.
+Timed cells never overlap (the workflow's timed=1), so the file has one writer
+at a time.
+
 The thresholds are keyword settings of every timed runner; not given, they
 come from the environment (DBREPRO_MAX_FOREIGN_CORES, DBREPRO_MAX_RERUNS: how
 the workflow hands them to `dbrepro run tpcc` and the study modules), else
@@ -51,6 +60,8 @@ FIELDS = ("foreign_cpu_seconds", "foreign_cores", "steal_cores", "attempts", "di
 ROW_COLUMNS = ("foreign_cores", "steal_cores", "attempts", "disturbed")
 MAX_FOREIGN_ENV = "DBREPRO_MAX_FOREIGN_CORES"
 MAX_RERUNS_ENV = "DBREPRO_MAX_RERUNS"
+PERSISTENT_AFTER_ENV = "DBREPRO_PERSISTENT_AFTER"  # cells in a row still disturbed: the load is persistent
+LOAD_STATE_ENV = "DBREPRO_FOREIGN_LOAD_STATE"  # the run's file of that streak (one per run, across processes)
 RUN_ROOT_ENV = "DBREPRO_RUN_ROOT_PID"  # the workflow's main process: its whole tree is the run's own
 DEFAULT_MAX_RERUNS = 2  # workflows/claims/foreign_load.yaml's value; used where a threshold is given alone
 
@@ -299,15 +310,55 @@ def run_guarded(
     max_foreign_cores, max_reruns = settings(max_foreign_cores, max_reruns)
     make_meter = meter or (lambda: HostLoadMeter(own_pids))
     attempt = run_cell if measured_by_cell else lambda: _attempt(run_cell, make_meter)
+    streak = PersistentLoad.from_environment() if max_foreign_cores is not None else None
+    persistent = streak is not None and streak.persistent()
     discarded: list[dict[str, Any]] = []
     if first is not None:
         value, load = first
     else:
         value, load = attempt()
-    while over(load, max_foreign_cores) and len(discarded) < max_reruns:
+    while over(load, max_foreign_cores) and len(discarded) < (0 if persistent else max_reruns):
         discarded.append({**load, "attempt": len(discarded) + 1})
         value, load = attempt()
-    return Guarded(value, load, max_foreign_cores, max_reruns, discarded)
+    if persistent:
+        load = {**load, "persistent_load": True}
+    kept = Guarded(value, load, max_foreign_cores, max_reruns, discarded)
+    if streak is not None and load.get("foreign_cores") is not None:
+        streak.record(kept.disturbed)
+    return kept
+
+
+@dataclass
+class PersistentLoad:
+    """The run's streak of cells still disturbed after their reruns, in a small file."""
+
+    path: Path
+    after: int
+
+    @classmethod
+    def from_environment(cls) -> PersistentLoad | None:
+        path, after = os.environ.get(LOAD_STATE_ENV, "").strip(), os.environ.get(PERSISTENT_AFTER_ENV, "").strip()
+        if not path or not after:
+            return None
+        value = _number(PERSISTENT_AFTER_ENV, after)
+        if not value.is_integer() or value < 1:
+            raise ValueError(f"{PERSISTENT_AFTER_ENV}: must be an integer >= 1, got {after!r}")
+        return cls(Path(path), int(value))
+
+    def streak(self) -> int:
+        try:
+            return max(0, int(self.path.read_text(encoding="ascii").split()[0]))
+        except (OSError, ValueError, IndexError):  # no file yet, or a torn one: no streak
+            return 0
+
+    def persistent(self) -> bool:
+        return self.streak() >= self.after
+
+    def record(self, disturbed: bool) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        temporary.write_text(f"{self.streak() + 1 if disturbed else 0}\n", encoding="ascii")
+        os.replace(temporary, self.path)
 
 
 def _attempt(run_cell: Callable[[], Any], make_meter: Callable[[], HostLoadMeter]) -> tuple[Any, dict[str, Any]]:

@@ -663,23 +663,28 @@ def load_account(*frames) -> str:
     `disturbed` columns (issue 29); empty where the runs carry neither."""
     import pandas as pd
 
-    cells = reruns = dropped = 0
+    cells = reruns = dropped = once = 0
     seen = False
     for frame in frames:
         if frame is None or not len(frame):
             continue
+        attempts = pd.to_numeric(frame["attempts"], errors="coerce").fillna(1) if "attempts" in frame.columns \
+            else pd.Series(1, index=frame.index)
         if "attempts" in frame.columns:
             seen = True
-            attempts = pd.to_numeric(frame["attempts"], errors="coerce").fillna(1)
             cells += len(frame)
             reruns += int((attempts - 1).clip(lower=0).sum())
         if "disturbed" in frame.columns:
             seen = True
-            dropped += int(frame["disturbed"].astype(str).str.lower().isin(["true", "1", "yes"]).sum())
+            disturbed = frame["disturbed"].astype(str).str.lower().isin(["true", "1", "yes"])
+            dropped += int(disturbed.sum())
+            once += int((disturbed & (attempts <= 1)).sum())
     if not seen:
         return "The runs record no foreign load (made before it was measured): no cell was checked for it."
+    persistent = (f" ({once} of them measured once: the cells before them were still disturbed after their "
+                  f"reruns, so the load was taken as persistent)" if once else "")
     return (f"Foreign load (workflows/claims/foreign_load.yaml): {cells} timed cells, {reruns} rerun(s) for "
-            f"foreign CPU above the limit, {dropped} still disturbed and left out of every interval.")
+            f"foreign CPU above the limit, {dropped} still disturbed and left out of every interval{persistent}.")
 
 
 def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble: str = "") -> str:
