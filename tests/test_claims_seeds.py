@@ -6,6 +6,7 @@ its own seed."""
 from __future__ import annotations
 
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -83,11 +84,13 @@ def test_judge_on_seeds_keeps_timed_claims_and_skips_seeds_without_counts(cc):
 
 
 def test_min_seeds_is_read_from_the_criteria_and_checked(cc, tmp_path):
-    text = (REPO / "workflows" / "claims" / "fifo_cache.yaml").read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^min_seeds:.*\n", "", (REPO / "workflows" / "claims" / "fifo_cache.yaml").read_text())
+    assert cc.load_criteria(REPO / "workflows" / "claims" / "fifo_cache.yaml").min_seeds == 3
+    (tmp_path / "absent.yaml").write_text(text, encoding="utf-8")
+    assert cc.load_criteria(tmp_path / "absent.yaml").min_seeds == 1
     (tmp_path / "good.yaml").write_text("min_seeds: 4\n" + text, encoding="utf-8")
     assert cc.load_criteria(tmp_path / "good.yaml").min_seeds == 4
-    (tmp_path / "bad.yaml").write_text("min_seeds: 0\n" + text.replace("min_seeds:", "old_min_seeds:"),
-                                       encoding="utf-8")
+    (tmp_path / "bad.yaml").write_text("min_seeds: 0\n" + text, encoding="utf-8")
     with pytest.raises(ValueError, match="min_seeds"):
         cc.load_criteria(tmp_path / "bad.yaml")
 
