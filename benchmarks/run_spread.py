@@ -17,7 +17,6 @@ out. Prints numbers only (never asserts): speed targets live in benchmarks.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
@@ -25,15 +24,17 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 import claims_common as cc  # noqa: E402  (the claims' own repeat pairing)
+from cell_spread import spread as coefficient_of_variation  # noqa: E402  (one definition)
 
 TARGET_CV_PCT = 5.0  # issue 29: a within-repeat CV under 5% on a quiet machine
 
 
 def _cv(values) -> float:
-    values = [float(v) for v in values]
-    return 100.0 * statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else float("nan")
+    """cell_spread's coefficient of variation, in percent."""
+    return 100.0 * coefficient_of_variation([float(v) for v in values])
 
 
 def _records(results: Path, pattern: str) -> list[Path]:

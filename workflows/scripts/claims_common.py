@@ -542,6 +542,11 @@ def across_seeds(per_seed: dict, min_seeds: int = 1) -> ClaimResult:
                        why=first.why if verdict == "no" else "", notes=list(first.notes))
 
 
+def seeds_of(frame) -> set:
+    """The seeds a frame's rows were counted on (its `seed` column), empty where it has none."""
+    return {int(s) for s in frame["seed"].dropna().unique()} if "seed" in getattr(frame, "columns", ()) else set()
+
+
 def judge_on_seeds(results: Sequence[ClaimResult], claims_of: Callable, seeds: Sequence,
                    min_seeds: int = 1) -> list[ClaimResult]:
     """`results` (every claim, judged on all the runs) with each count claim replaced by

@@ -204,8 +204,8 @@ def judged(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria
     (workflows/common.smk, repeat_seed) and the scale sweep on each of its seeds, and a count
     claim holds only if it holds on every seed (claims_common.across_seeds)."""
     found = claims(runs, scale, paper, criteria)
-    grid_seeds = _seeds(runs)
-    scale_seeds = _seeds(scale)
+    grid_seeds = cc.seeds_of(runs)
+    scale_seeds = cc.seeds_of(scale)
     if not grid_seeds and not scale_seeds:
         return found
 
@@ -217,10 +217,6 @@ def judged(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria
         return [r if seed in (scale_seeds if r.claim_id in SCALE_CLAIMS else grid_seeds) else None for r in found]
 
     return cc.judge_on_seeds(found, on_seed, sorted(grid_seeds | scale_seeds), criteria.min_seeds)
-
-
-def _seeds(frame: pd.DataFrame) -> set:
-    return set(int(s) for s in frame["seed"].dropna().unique()) if "seed" in frame.columns else set()
 
 
 def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_paths=()) -> pd.DataFrame:

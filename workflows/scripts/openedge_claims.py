@@ -196,7 +196,7 @@ def judged(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None)
         # The scan ran once, on its own seed: its check counts on that seed alone.
         return [None if r.claim_id in SCAN_CLAIMS and seed not in scan_seeds else r for r in found]
 
-    return cc.judge_on_seeds(found, on_seed, sorted(int(s) for s in runs["seed"].unique()), criteria.min_seeds)
+    return cc.judge_on_seeds(found, on_seed, sorted(cc.seeds_of(runs)), criteria.min_seeds)
 
 
 def main(runs_path, traffic_path, scan_path, latency_path, paper_path, csv_path, md_path,
