@@ -295,3 +295,29 @@ def test_the_workflow_hands_every_timed_run_the_criteria_files_values(monkeypatc
                 timed += 1
                 assert "{FOREIGN_LOAD_ENV}" in rule.split("shell:")[1], f"{smk.name}: rule {rule.split(':')[0]}"
     assert timed >= 8
+
+
+def _fake_proc(root: Path, *, busy: int, irq: int, processes: dict[int, tuple[int, int]]) -> None:
+    """A /proc with the aggregate cpu line (user = busy - irq, irq) and
+    pid -> (ppid, utime) stat files."""
+    root.mkdir(exist_ok=True)
+    (root / "stat").write_text(f"cpu {busy - irq} 0 0 1000 0 {irq} 0 0 0 0\n")
+    for pid, (ppid, utime) in processes.items():
+        (root / str(pid)).mkdir(exist_ok=True)
+        (root / str(pid) / "stat").write_text(f"{pid} (p {pid}) S {ppid} " + " ".join(["0"] * 9)
+                                              + f" {utime} 0 0 0 20 0 1 0\n")
+
+
+def test_kernel_threads_and_interrupts_are_apart_not_foreign(tmp_path, monkeypatch):
+    """jbd2 and kworker (children of kthreadd, pid 2) busy for our own fsyncs,
+    and irq time, are `kernel_cores`; a user process outside the tree stays foreign."""
+    monkeypatch.setattr(host_load, "run_root", lambda: ())
+    proc, me, ticks = tmp_path / "proc", os.getpid(), os.sysconf("SC_CLK_TCK")
+    _fake_proc(proc, busy=100, irq=0, processes={me: (1, 10), 2: (0, 0), 300: (2, 5), 400: (1, 0)})
+    meter = host_load.HostLoadMeter(proc=proc).start()
+    # Ours +20 ticks, the kernel thread +30, interrupts +10, the foreign process +40.
+    _fake_proc(proc, busy=200, irq=10, processes={me: (1, 30), 2: (0, 0), 300: (2, 35), 400: (1, 40)})
+    result = meter.stop()
+    assert result["kernel_cpu_seconds"] == pytest.approx(40 / ticks)
+    assert result["own_cpu_seconds"] == pytest.approx(20 / ticks)
+    assert result["foreign_cpu_seconds"] == pytest.approx(40 / ticks)

@@ -35,3 +35,21 @@ def test_a_folder_without_raw_runs_is_refused_in_one_line(tmp_path):
     done = run(tmp_path)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "no raw/" in done.stderr
+
+
+def test_the_summary_says_how_many_paired_cells_meet_the_spread_target(smoke_run):
+    assert smoke_run.returncode == 0, smoke_run.output
+    summary = (smoke_run.results / "summary.md").read_text(encoding="utf-8")
+    table = run_spread_table(smoke_run.results)
+    met = int(table["under_target"].sum())
+    # One line per study with two repeats or more (smoke: E1's ladder), counted from the same cells.
+    assert f"- cell spread: {met} of {len(table)} paired cells have a within-repeat ratio CV under 5%" in summary
+    assert summary.count("- cell spread:") == 1
+
+
+def run_spread_table(results):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+    import run_spread
+
+    return run_spread.spread(results)

@@ -20,6 +20,9 @@ import pandas as pd
 
 import claims_common as cc
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import run_spread  # noqa: E402  (the within-repeat spread of a run's paired cells: one implementation)
+
 STUDIES = {
     "looking_glass": "E1 looking_glass: OLTP through the looking glass (SIGMOD 2008)",
     "key_cache": "E2 key_cache: segmented key cache (MariaDB 5.2)",
@@ -191,6 +194,24 @@ def _foreign_load_line(results: Path, study: str) -> str:
     return ""
 
 
+def spread_lines(results: Path) -> dict[str, str]:
+    """Per study, how many of its paired timed cells meet the spread target
+    (within-repeat ratio CV under run_spread.TARGET_CV_PCT) and the worst one;
+    cells are measured only where a run has two repeats or more."""
+    try:
+        table = run_spread.spread(results)
+    except (OSError, KeyError, ValueError) as error:  # a study's records unreadable: say so, never guess
+        return {study: f"cell spread not measured ({error})" for study in STUDIES}
+    lines = {}
+    for study, cells in (table.groupby("study") if len(table) else ()):
+        worst = cells.loc[cells["ratio_cv_pct"].idxmax()]
+        lines[study] = (f"cell spread: {int(cells['under_target'].sum())} of {len(cells)} paired cells have a "
+                        f"within-repeat ratio CV under {run_spread.TARGET_CV_PCT:g}% (the largest "
+                        f"{worst['ratio_cv_pct']:.1f}%: {worst['cell']}, {worst['arm']} / {worst['reference']}, "
+                        f"{worst['cell_length']}); `python benchmarks/run_spread.py results` lists every cell")
+    return lines
+
+
 def _roles(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     if "role" not in frame:  # a claims.csv from before findings and checks were told apart
         return frame, frame.iloc[0:0]
@@ -240,6 +261,7 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
     ]
     total_findings, total_checks = [], []
     sections = []
+    spreads = spread_lines(results)
     for study, title in STUDIES.items():
         path = claims_paths.get(study)
         if path is None or not Path(path).is_file():
@@ -259,6 +281,8 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         load = _foreign_load_line(results, study)
         if load:
             sections.append(f"- {load}")
+        if study in spreads:
+            sections.append(f"- {spreads[study]}")
     if total_findings:
         findings, checks = pd.concat(total_findings), pd.concat(total_checks)
         f, c = cc.counts(findings), cc.counts(checks)
