@@ -22,6 +22,7 @@ COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00"]
 
 
 def plot(table: pd.DataFrame):
+    table = style.article_distribution(table)  # the article's draw; the other is in the tables
     fig, (gain_ax, wait_ax) = style.figure(ncols=2, figsize=(10.0, 4.0))
     if table.empty:
         gain_ax.text(0.5, 0.5, "one cache size run: nothing swept", ha="center", transform=gain_ax.transAxes)

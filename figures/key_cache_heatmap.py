@@ -28,6 +28,7 @@ def gains(throughput: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(throughput: pd.DataFrame):
+    throughput = style.article_distribution(throughput)  # the article's draw; the other is in the tables
     if "index_fraction" in throughput.columns:  # the article's cache size (the whole index); cache_size.png: the rest
         throughput = throughput[throughput["index_fraction"] == 1.0]
     table = gains(throughput)

@@ -27,6 +27,7 @@ LINES = {
 
 
 def plot(gains: pd.DataFrame):
+    gains = style.article_distribution(gains)  # the article's draw; the other is in the tables
     points = 10 if 10 in set(gains["points"]) else int(gains["points"].min())
     table = gains[(gains["points"] == points) & gains["segments"].isin(SEGMENTS)].sort_values("threads")
     fig, ax = style.figure(figsize=(7.0, 4.2))

@@ -26,6 +26,7 @@ SEGMENT_ALPHA = {32: 0.55, 64: 1.0}
 
 
 def plot(relative: pd.DataFrame):
+    relative = style.article_distribution(relative)  # the article's draw; the other is in the tables
     if "index_fraction" in relative.columns:  # the article's cache size (the whole index fits)
         relative = relative[relative["index_fraction"] == 1.0]
     ours = relative[relative["source"] == "ours"]

@@ -69,6 +69,16 @@ def save(fig, paths) -> list[Path]:
     return written
 
 
+ARTICLE_DISTRIBUTION = "special"  # E2: how the article's sysbench drew its points
+
+
+def article_distribution(table):
+    """E2's rows whose points were drawn as the article's were (all rows of a table without the axis)."""
+    if "distribution" not in table.columns:
+        return table
+    return table[table["distribution"] == ARTICLE_DISTRIBUTION].reset_index(drop=True)
+
+
 def table_figure_main(plot, doc: str, table_help: str, argv=None) -> int:
     """The command line of a figure drawn from one CSV table: TABLE OUTPUT..."""
     import argparse

@@ -14,8 +14,8 @@ from dbrepro import key_cache, read_record
 from workflow_helpers import check_claims_table, job_count, profile, snakemake
 
 PROFILES = ["smoke", "quick", "full"]
-TABLES = ["throughput", "relative", "mutex_waits", "cache_sizes", "claims"]
-FIGURES = ["heatmap", "relative", "cache_size"]
+TABLES = ["throughput", "relative", "mutex_waits", "cache_sizes", "claims", "model_vs_real", "mutex_account"]
+FIGURES = ["heatmap", "relative", "cache_size", "mutex_account"]
 QUICK = {"seconds": 0.2, "warmup_seconds": 0.02}
 
 
@@ -72,25 +72,33 @@ def test_run_without_a_table_builds_a_temporary_one():
     assert result.config["rows"] == 2000 and result.metrics["cells"][0]["segment_count"] == 1
 
 
-def test_special_distribution_concentrates_rows_on_the_points(table_dir, tmp_path):
-    # sysbench's "special" (the default): 75% of k values in the middle 1% of
-    # the range, and the points drawn the same way, so a query of 10 points
-    # returns hundreds of rows; uniformly drawn, about one row per point.
-    assert key_cache.table_info(table_dir)["distribution"] == "special"
-    key_cache.build_table(tmp_path, rows=5000, seed=3, distribution="uniform")
-    assert key_cache.table_info(tmp_path)["distribution"] == "uniform"
-    per_query = {}
-    for name, directory in (("special", table_dir), ("uniform", tmp_path)):
-        result = key_cache.run(table_dir=directory, segments=4, **QUICK)
+def test_k_is_the_row_number_by_default_and_each_point_one_row(table_dir, tmp_path):
+    # The article's sysbench 0.5 script prepared k = id: a point matches one
+    # row, whichever distribution drew it (a point of thread 0's slice may be
+    # 0, which matches none). sysbench 1.0's oltp_common draws k at load from
+    # "special" (75% in the middle 1%): a point in that band matches dozens.
+    assert key_cache.table_info(table_dir)["distribution"] == "id"
+    for distribution in key_cache.DISTRIBUTIONS:
+        result = key_cache.run(table_dir=table_dir, segments=4, distributions=distribution, **QUICK)
         cell = result.metrics["cells"][0]
-        per_query[name] = cell["rows"] / cell["queries"]
-        assert result.to_frame()["distribution"].iloc[0] == name
-    assert 5 <= per_query["uniform"] <= 15
-    assert per_query["special"] > 20 * per_query["uniform"]
+        assert 9 <= cell["rows"] / cell["queries"] <= 10  # sorted, de-duplicated IN lists of 10 points
+        assert result.to_frame()["distribution"].iloc[0] == distribution
+        assert result.to_frame()["table_k"].iloc[0] == "id"
+    key_cache.build_table(tmp_path, rows=5000, seed=3, distribution="special")
+    cell = key_cache.run(table_dir=tmp_path, segments=4, distributions="special", **QUICK).metrics["cells"][0]
+    assert cell["rows"] / cell["queries"] > 20
+
+
+def test_both_distributions_are_cells_of_one_run(table_dir):
+    result = key_cache.run(table_dir=table_dir, segments=[0, 4], distributions=["special", "uniform"], **QUICK)
+    frame = result.to_frame()
+    assert list(frame["distribution"]) == ["special", "special", "uniform", "uniform"]
+    with pytest.raises(ValueError, match=r"distributions"):
+        key_cache.run(table_dir=table_dir, segments=[0, 4], distributions="zipf", **QUICK)
 
 
 def test_bad_distribution_is_named(tmp_path):
-    with pytest.raises(ValueError, match=r"^distribution\b.*allowed: special, uniform"):
+    with pytest.raises(ValueError, match=r"^distribution\b.*allowed: id, special, uniform"):
         key_cache.build_table(tmp_path, rows=100, distribution="zipf")
 
 
@@ -298,13 +306,15 @@ def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
 @pytest.mark.parametrize("name", ["quick", "full"])
 def test_the_articles_p_and_cache_sizes_are_run_with_the_whole_index(repo, name):
     # Issue 16: the relative tables for P = 10, 50 and 100 in full; quick keeps P = 10 (the
-    # one its claims judge) and the cache sizes, its P = 50 and 100 minute given to the count
-    # claims' seeds (issue 29).
+    # one its claims judge), its P = 50 and 100 minute given to the count claims' seeds (issue
+    # 29), and its cache sizes to the real MariaDB's longer cells and second draw (issue 30).
     kc = yaml.safe_load(profile(repo, name).read_text())["key_cache"]
     grids = [{key: kc[key] for key in ("threads", "points", "index_fractions")}, *kc["extra_grids"]]
     whole = {p for grid in grids if 1.0 in grid["index_fractions"] for p in grid["points"]}
     assert ({10, 50, 100} if name == "full" else {10}) <= whole
-    assert {0.5, 0.25} <= {f for grid in grids for f in grid["index_fractions"]}  # the cache sizes swept
+    if name == "full":
+        assert {0.5, 0.25} <= {f for grid in grids for f in grid["index_fractions"]}  # the cache sizes swept
+    assert set(kc["distributions"]) == {"special", "uniform"}  # both draws, for the model and MariaDB alike
 
 
 def test_timed_runs_are_interleaved_and_alone(dry_run, repo):
@@ -331,7 +341,9 @@ def test_smoke_profile_end_to_end(smoke_run):
     for name in FIGURES:
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
-    check_claims_table(tables / "claims.csv", "key_cache", claims=8)  # the model's 4 and the real MariaDB's 4 (inconclusive in smoke, which does not run it)
+    # The model's 4 checks, the real MariaDB's 7 rows and model_within_real_interval (those 8
+    # inconclusive in smoke, which does not run MariaDB).
+    check_claims_table(tables / "claims.csv", "key_cache", claims=12)
     relative = pd.read_csv(tables / "relative.csv")
     assert {"ours", "pitbull", "perro"} <= set(relative["source"])
     assert {"points", "segments", "source", "1", "4", "128"} <= set(relative.columns)

@@ -133,8 +133,8 @@ def test_tools_check_names_what_is_missing(monkeypatch, tmp_path, capsys):
 # ---------------------------------------------------------------------------
 # Settings and sysbench's report
 
-GOOD = {"threads": [1, 4], "points": [10], "segments": [0, 32, 64], "seconds": 1, "warmup_seconds": 0,
-        "key_buffer_bytes": 0, "seed": 303, "repeat": 1}
+GOOD = {"threads": [1, 4], "points": [10], "distributions": ["special", "uniform"], "segments": [0, 32, 64],
+        "seconds": 1, "warmup_seconds": 0, "key_buffer_bytes": 0, "seed": 303, "repeat": 1}
 
 
 @pytest.mark.parametrize("change, parameter", [
@@ -146,6 +146,8 @@ GOOD = {"threads": [1, 4], "points": [10], "segments": [0, 32, 64], "seconds": 1
     ({"seconds": 0.5}, "seconds"),               # sysbench 1.0 takes whole seconds
     ({"warmup_seconds": -1}, "warmup_seconds"),
     ({"repeat": 0}, "repeat"),
+    ({"distributions": ["zipf"]}, "distributions"),
+    ({"distributions": ["uniform", "uniform"]}, "distributions"),
 ])
 def test_bad_settings_name_the_parameter(change, parameter):
     with pytest.raises(kcm.ConfigError) as error:
@@ -309,7 +311,10 @@ def test_claims_put_the_real_system_beside_the_model(monkeypatch, tmp_path):
     for result in found:
         by_id.setdefault(result.claim_id, []).append(result)
     assert set(by_id) == {"mariadb_one_thread_small_loss", "mariadb_segments_help",
-                          "mariadb_gain_grows_with_threads", "mariadb_model_agrees"}
+                          "mariadb_gain_grows_with_threads", "mariadb_model_agrees", "mariadb_gain_follows_hardware",
+                          "mariadb_64_segments_like_32", "mariadb_points_change_little"}
+    # One P in the fixture: whether P changes the gain is the full profile's to judge.
+    assert by_id["mariadb_points_change_little"][0].outcome.reproduced == "inconclusive"
     # One finding, one row: the median over its cells (4 threads x 32 and 64 segments), paired by repeat.
     assert [r.variant for r in by_id["mariadb_segments_help"]] == [""]
     segments_help = by_id["mariadb_segments_help"][0].outcome
@@ -326,7 +331,7 @@ def test_claims_without_the_real_system_say_why(monkeypatch):
 
     criteria = cc.load_criteria("key_cache")
     found = key_cache_claims.mariadb_claims(None, None, criteria.claims, "not run in smoke")
-    assert len(found) == 4 and all(r.outcome.reproduced == "inconclusive" for r in found)
+    assert len(found) == 7 and all(r.outcome.reproduced == "inconclusive" for r in found)
     assert all("not run in smoke" in r.outcome.reason for r in found)
 
 
@@ -368,16 +373,24 @@ def test_bad_mariadb_config_fails_validation(python, repo, tmp_path):
                     "env/install-system-deps.sh --mariadb")
 def test_real_server_runs_the_grid_and_leaves_nothing(tmp_path):
     before = _runtime_dirs()
-    table = kcm.prepare(tmp_path / "datadir", rows=2000, seed=303)
+    table = kcm.prepare(tmp_path / "datadir", rows=2000)
     assert table["engine"] == "MyISAM" and table["table_rows"] == 2000 and table["index_bytes"] > 0
+    assert table["table_k"] == "id"
     (tmp_path / "table.json").write_text(json.dumps(table))
     result = kcm.run(datadir=tmp_path / "datadir", table=tmp_path / "table.json", threads=[1, 2], points=[10],
-                     segments=[0, 4], seconds=1, warmup_seconds=0, repeat=2)
+                     distributions=["special", "uniform"], segments=[0, 4], seconds=1, warmup_seconds=0, repeat=2)
     frame = result.to_frame()
-    assert list(frame["segments"]) == [4, 0, 4, 0]  # repeat 2 starts with the second setting
-    assert list(frame["segments_active"]) == [4, 0, 4, 0]
+    assert list(frame["segments"]) == [4, 0] * 4  # repeat 2 starts with the second setting
+    assert list(frame["segments_active"]) == [4, 0] * 4
+    assert list(frame["distribution"]) == ["special"] * 4 + ["uniform"] * 4
     assert (frame["queries"] > 0).all() and (frame["key_reads"] == 0).all()  # the index stayed in the cache
+    # The preload check: blocks to spare after LOAD INDEX INTO CACHE, nothing read from the file.
+    assert (frame["key_blocks_unused"] > 0).all() and frame["index_preloaded"].all()
     assert (frame["key_read_requests"] > 0).all()
+    # performance_schema's account of the key cache's mutex: each query takes it (k = id: every
+    # point is one index descent, its blocks each read under the segment's lock).
+    assert (frame["cache_lock_waits"] >= frame["queries"]).all(), frame[["cache_lock_waits", "queries"]]
+    assert (frame["cache_lock_wait_us"] > 0).all()
     assert "MariaDB" in result.extra["software"]["mariadb"] and "1.0" in result.extra["software"]["sysbench"]
     assert _runtime_dirs() == before
     assert not (tmp_path / "datadir" / "mysqld.pid").exists()

@@ -8,9 +8,15 @@
 #   runs      results/raw/key_cache/rep{rep}/model.json (timed; every cache size x threads x P cell
 #             of the grid and the extra grids, each segments value in turn per cell, the order
 #             rotated by one per repeat)
-#   tables    results/tables/key_cache/{throughput,relative,mutex_waits,cache_sizes,claims}.csv, claims.md
+#   tables    results/tables/key_cache/{throughput,relative,mutex_waits,cache_sizes,claims}.csv, claims.md,
+#             model_vs_real.csv and mutex_account.csv (the model beside the real MariaDB, cell by cell)
 #   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
-#   figures   results/figures/key_cache/{heatmap,relative,cache_size,mariadb}.{png,pdf} (mariadb: where it runs)
+#   figures   results/figures/key_cache/{heatmap,relative,cache_size,mariadb,mutex_account}.{png,pdf}
+#             (mariadb: where it runs)
+#
+# One workload for both engines (dbrepro.key_cache_workload): key_cache's rows
+# (k = id), points, distributions and seed; the real server gets it as a
+# sysbench script, the model's clients draw the same points.
 #
 # The article's numbers: workflows/data/key_cache_paper.yaml (their one source).
 
@@ -55,6 +61,9 @@ KC_TARGETS = [
     *register_figure(KC_STUDY, "cache_size", kc_table("cache_sizes")),
     *(register_figure(KC_STUDY, "mariadb", kc_table("mariadb_gains")) if KCM_ON else []),
     *KCM_TABLES,
+    kc_table("model_vs_real"),
+    kc_table("mutex_account"),
+    *register_figure(KC_STUDY, "mutex_account", kc_table("mutex_account")),
 ]
 STUDY_TARGETS.extend(KC_TARGETS)
 
@@ -76,12 +85,11 @@ rule key_cache_table:
         rows=KC["rows"],
         seed=KC["seed"],
         block_size=KC["block_size"],
-        distribution=KC["distribution"],
         directory=KC_TABLE_DIR,
     threads: 1
     shell:
         "{PYTHON} -m dbrepro.key_cache build --table-dir {params.directory:q} --rows {params.rows}"
-        " --seed {params.seed} --block-size {params.block_size} --distribution {params.distribution}"
+        " --seed {params.seed} --block-size {params.block_size} --distribution id"
         " > {log:q} 2>&1"
 
 
@@ -104,6 +112,7 @@ rule key_cache_run:
         mode=KC["mode"],
         threads=",".join(map(str, KC["threads"])),
         points=",".join(map(str, KC["points"])),
+        distributions=",".join(KC["distributions"]),
         warmup=KC["warmup_seconds"],
         seconds=KC["seconds"],
         buffer=KC["buffer_bytes"],
@@ -120,7 +129,8 @@ rule key_cache_run:
     shell:
         "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
         " --repeat {wildcards.rep} --mode {params.mode}"
-        " --threads {params.threads} --points {params.points} --warmup-seconds {params.warmup}"
+        " --threads {params.threads} --points {params.points} --distributions {params.distributions}"
+        " --warmup-seconds {params.warmup}"
         " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fractions {params.index_fractions}"
         " {params.grids} --division-limit {params.division}"
         " --age-threshold {params.age} --replacement {params.replacement} --latch {params.latch}"
@@ -188,8 +198,26 @@ register_claims(
     settings={"mariadb_skipped": "" if KCM_ON else (KCM["skip_reason"] or "key_cache.mariadb.enabled is false")},
     runs=expand(KC_RUN, rep=KC_REPEATS),
     mariadb_runs=KCM_RUNS,
+    model_vs_real=kc_table("model_vs_real"),
     paper=KC_PAPER,
 )
+
+
+rule key_cache_model_vs_real:
+    """The model beside the real MariaDB, cell by cell (each engine's gain, paired by repeat
+    within it), and where each spends a query's time (mutex acquisitions and waits, the
+    real server's data-file reads from performance_schema, server CPU)."""
+    input:
+        model=expand(KC_RUN, rep=KC_REPEATS),
+        mariadb=KCM_RUNS,
+    output:
+        model_vs_real=kc_table("model_vs_real"),
+        mutex_account=kc_table("mutex_account"),
+    log:
+        log_path(KC_STUDY, "model_vs_real"),
+    localrule: True
+    script:
+        "scripts/key_cache_model_vs_real.py"
 
 
 # ---------------------------------------------------------------------------
@@ -215,7 +243,8 @@ rule key_cache_mariadb:
 
 
 rule key_cache_mariadb_table:
-    """A fresh datadir with sysbench's sbtest1 as MyISAM, loaded by a private server (stopped after).
+    """A fresh datadir with sbtest1 as MyISAM (k = id), loaded by the workload's sysbench script
+    through a private server (stopped after).
     MariaDB and sysbench are installed first where they are missing (env/install-system-deps.sh --mariadb)."""
     output:
         table=KCM_TABLE,
@@ -224,13 +253,12 @@ rule key_cache_mariadb_table:
         log_path(KC_STUDY, "mariadb_table"),
     params:
         install=repo_file("env", "install-system-deps.sh"),
-        rows=KCM["rows"],
-        seed=KCM["seed"],
+        rows=KC["rows"],
     threads: 1
     shell:
         "({PYTHON} -m dbrepro.key_cache_mariadb tools || {params.install:q} --mariadb) > {log:q} 2>&1"
         " && {PYTHON} -m dbrepro.key_cache_mariadb prepare"
-        " --datadir {output.datadir:q} --rows {params.rows} --seed {params.seed} --out {output.table:q} >> {log:q} 2>&1"
+        " --datadir {output.datadir:q} --rows {params.rows} --out {output.table:q} >> {log:q} 2>&1"
 
 
 rule key_cache_mariadb_run:
@@ -246,19 +274,20 @@ rule key_cache_mariadb_run:
     params:
         datadir=KCM_DATADIR,
         threads=",".join(map(str, KCM["threads"])),
-        points=",".join(map(str, KCM["points"])),
+        points=",".join(map(str, KC["points"])),
+        distributions=",".join(KC["distributions"]),
         segments=",".join(map(str, KCM["segments"])),
         seconds=KCM["seconds"],
         warmup=KCM["warmup_seconds"],
         buffer=KCM["key_buffer_bytes"],
-        seed=KCM["seed"],
+        seed=KC["seed"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
         "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run --datadir {params.datadir:q} --table {input.table:q}"
-        " --threads {params.threads} --points {params.points} --segments {params.segments}"
-        " --seconds {params.seconds} --warmup-seconds {params.warmup} --key-buffer-bytes {params.buffer}"
+        " --threads {params.threads} --points {params.points} --distributions {params.distributions}"
+        " --segments {params.segments} --seconds {params.seconds} --warmup-seconds {params.warmup} --key-buffer-bytes {params.buffer}"
         " --seed {params.seed} --repeat {wildcards.rep} --out {output.record:q} > {log:q} 2>&1"
 
 

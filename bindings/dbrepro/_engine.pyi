@@ -63,9 +63,15 @@ def build_info() -> dict[str, Any]:
 # ---- E2 key cache (key_cache_module.cpp) ------------------------------------------
 
 def key_cache_build_table(
-    *, directory: str, rows: int, seed: int = 1, block_size: int = 1024, distribution: str = "special"
+    *, directory: str, rows: int, seed: int = 1, block_size: int = 1024, distribution: str = "id"
 ) -> dict[str, Any]:
     """Write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory."""
+
+def key_cache_points(
+    *, seed: int, thread: int, threads: int, rows: int, distribution: str, points: int, queries: int
+) -> list[list[int]]:
+    """The points of a client thread's first queries, as the model draws them (the workload
+    definition shared with the real MariaDB's sysbench script)."""
 
 def key_cache_latches() -> list[str]:
     """The segment mutexes a run can choose, MariaDB's (adaptive) first."""
@@ -90,6 +96,7 @@ def key_cache_run(
     latch: str = "adaptive",
     threads: Sequence[int] = (1,),
     points: Sequence[int] = (10,),
+    distributions: str = "special",
     warmup_seconds: float = 0.2,
     seconds: float = 0.5,
     seed: int = 1,

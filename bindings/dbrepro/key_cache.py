@@ -45,22 +45,28 @@ from .result import RunResult
 from .tpcc import ConfigError, _integer, engine_config_error, guard_settings
 
 KIND = "key_cache"
+# How each client thread draws its points in its slice of the keys (the
+# workload definition, engine/src/sysbench/point_stream.hpp): sysbench's
+# default "special" (75% in the middle 1% of the slice) or "uniform".
 DISTRIBUTIONS = ("special", "uniform")
+# How the table's k is made: "id" (k = id, the article's sysbench 0.5 script),
+# or drawn at load as sysbench 1.0's oltp_common does ("special", "uniform").
+TABLE_KEYS = ("id", "special", "uniform")
 
 
 def build_table(
-    table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block_size: int = 1024, distribution: str = "special"
+    table_dir: str | os.PathLike, *, rows: int, seed: int = 1, block_size: int = 1024, distribution: str = "id"
 ) -> dict[str, Any]:
     """Write sysbench's sbtest into `table_dir` (created if missing); returns its metadata.
 
-    `distribution` is sysbench's --rand-type for k and, later, for the query's
-    points: "special" (sysbench 0.5's default, the article's: 75% of values in
-    the middle 1% of the range) or "uniform".
+    `distribution` is how k is made (TABLE_KEYS): "id", as the article's
+    sysbench 0.5 select_random_points.lua prepared it (one row per key), or
+    drawn at load from sysbench's "special" or "uniform" (1.0's oltp_common).
     """
     from . import _engine
 
-    if distribution not in DISTRIBUTIONS:
-        raise ConfigError("distribution", f"invalid value {distribution!r} (allowed: {', '.join(DISTRIBUTIONS)})")
+    if distribution not in TABLE_KEYS:
+        raise ConfigError("distribution", f"invalid value {distribution!r} (allowed: {', '.join(TABLE_KEYS)})")
     rows = _integer("rows", rows, minimum=1, maximum=2**32 - 16)
     seed = _integer("seed", seed, minimum=0)
     block_size = _integer("block_size", block_size, minimum=512, maximum=16384)
@@ -160,6 +166,8 @@ def _fractions(name: str, values: Any) -> list[float]:
 
 
 GRID_KEYS = ("threads", "points", "index_fractions")
+# Set per engine run, not shared by a record's runs: the grid's keys and the points' distribution.
+PER_RUN_KEYS = (*GRID_KEYS, "extra_grids", "distributions")
 
 
 def _grids(grids: Any) -> list[dict[str, list]]:
@@ -188,6 +196,7 @@ def run(
     mode: str = "client_server",
     threads: Sequence[int] = (1,),
     points: Sequence[int] = (10,),
+    distributions: str | Sequence[str] = ("special",),
     seconds: float = 0.5,
     warmup_seconds: float = 0.2,
     buffer_bytes: int = 0,
@@ -201,7 +210,11 @@ def run(
     max_foreign_cores: float | None = None,
     max_reruns: int | None = None,
 ) -> RunResult:
-    """Run every (index fraction, threads, points) cell, each `segments` value in turn (rotated by `repeat`).
+    """Run every (index fraction, distribution, threads, points) cell, each `segments` value in turn
+    (rotated by `repeat`).
+
+    `distributions`: how each client thread draws its points in its slice of
+    the keys (DISTRIBUTIONS), one cell each.
 
     `buffer_bytes=0` sizes the key buffer from each of `index_fractions`: 1
     holds the whole index (as the article's 512 MB buffer held its 313 MB
@@ -218,9 +231,11 @@ def run(
     `max_reruns` times (not given: the environment's, else measured only, as
     tpcc.run); each of its segment arms carries the cell's five fields.
     """
+    if isinstance(distributions, str):
+        distributions = [distributions]
     config = validate_config(
         segments=list(segments) if isinstance(segments, (list, tuple)) else segments, repeat=repeat, mode=mode,
-        threads=list(threads), points=list(points), seconds=seconds,
+        threads=list(threads), points=list(points), distributions=",".join(map(str, distributions)), seconds=seconds,
         warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes,
         index_fractions=list(index_fractions) if isinstance(index_fractions, (list, tuple)) else index_fractions,
         extra_grids=list(extra_grids), division_limit=division_limit,
@@ -247,12 +262,13 @@ def _run_on(table_dir: str, config: dict[str, Any], guard: dict[str, Any]) -> Ru
             # cell, an engine run of its own whose segment arms run in turn
             # (each on a fresh cache, with its own warm-up, as in a grid run);
             # rerun whole while disturbed by foreign load.
-            for threads in grid["threads"]:
-                for points in grid["points"]:
+            for distribution, threads, points in (
+                    (d, t, p) for d in config["distributions"].split(",") for t in grid["threads"]
+                    for p in grid["points"]):
                     kept = host_load.run_guarded(
                         lambda: _engine.key_cache_run(
                             table_dir=table_dir, **_engine_settings(config), threads=[threads], points=[points],
-                            index_fraction=fraction,
+                            distributions=distribution, index_fraction=fraction,
                         ),
                         **guard,
                     )
@@ -273,14 +289,14 @@ def _run_on(table_dir: str, config: dict[str, Any], guard: dict[str, Any]) -> Ru
         "rows": table["rows"],
         "block_size": table["block_size"],
         "table_seed": table["seed"],
-        "distribution": table["distribution"],
+        "table_k": table["distribution"],
     }
     return RunResult(kind=KIND, config=full_config, metrics=metrics, provenance=provenance.collect())
 
 
 def _engine_settings(config: dict[str, Any]) -> dict[str, Any]:
     """The settings every engine run of a record shares (the grid's are set per run)."""
-    return {name: value for name, value in config.items() if name not in (*GRID_KEYS, "extra_grids")}
+    return {name: value for name, value in config.items() if name not in PER_RUN_KEYS}
 
 
 def cell_rows(result: RunResult) -> list[dict[str, Any]]:
@@ -293,7 +309,10 @@ def cell_rows(result: RunResult) -> list[dict[str, Any]]:
             "repeat": config.get("repeat", 1),
             "table_rows": config["rows"],
             "block_size": config["block_size"],
-            "distribution": config.get("distribution", "uniform"),  # records before it was recorded: uniform
+            # The points' distribution (each cell's own replaces it) and how k was made; records
+            # before the workload definition drew both from the table's one distribution.
+            "distribution": config.get("distribution", "uniform"),
+            "table_k": config.get("table_k", config.get("distribution", "uniform")),
             "replacement": config["replacement"],
             "latch": config.get("latch", "futex"),  # records before it was recorded: std::mutex, a futex
             "index_fraction": config.get("index_fraction", 1.0),  # records before the sweep; cells carry theirs
@@ -365,8 +384,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--seed", type=int, default=1)
     build.add_argument("--block-size", type=int, default=1024)
     build.add_argument(
-        "--distribution", choices=DISTRIBUTIONS, default="special",
-        help="sysbench's --rand-type for k and the query points (default: special, sysbench 0.5's)",
+        "--distribution", choices=TABLE_KEYS, default="id",
+        help="how k is made: id (k = id, the article's sysbench 0.5 script; the default), or drawn at load "
+             "from special or uniform (sysbench 1.0's oltp_common)",
     )
     runner = commands.add_parser("run", help="time select_random_points, each segments value in turn per cell")
     runner.add_argument("--table-dir", required=True)
@@ -382,6 +402,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     runner.add_argument("--threads", type=_list_arg, default=[1])
     runner.add_argument("--points", type=_list_arg, default=[10])
+    runner.add_argument(
+        "--distributions", default="special",
+        help="how each thread draws its points in its slice of the keys: special (sysbench's default), uniform, "
+             "or special,uniform (one cell each; default: special)",
+    )
     runner.add_argument("--seconds", type=float, default=0.5)
     runner.add_argument("--warmup-seconds", type=float, default=0.2)
     runner.add_argument("--buffer-bytes", type=int, default=0)
@@ -428,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         result = run(
             table_dir=args.table_dir, segments=args.segments, repeat=args.repeat, mode=args.mode,
-            threads=args.threads, points=args.points,
+            threads=args.threads, points=args.points, distributions=args.distributions.split(","),
             seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
             index_fractions=args.index_fractions, extra_grids=args.extra_grids,
             division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
@@ -453,7 +478,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
         return 2
     for cell in result.metrics["cells"]:
-        print(f"{args.mode}: segments={cell['segments']} threads={cell['threads']} P={cell['points']} "
+        print(f"{args.mode}: {cell['distribution']} segments={cell['segments']} threads={cell['threads']} "
+              f"P={cell['points']} "
               f"cache={cell['index_fraction']:g} of the index: "
               f"{cell['queries_per_second']:.0f} q/s, mutex waits {cell['mutex_waits']}, "
               f"long holds {cell['mutex_long_holds']}")

@@ -1,23 +1,30 @@
 """E2's real system beside the model: MariaDB's own MyISAM key cache, run as a
-private server (dbrepro.mariadb_server), with sysbench's select_random_points
-as the article ran it (SELECT id, k, c, pad FROM sbtest1 WHERE k IN (P points)).
+private server (dbrepro.mariadb_server), with select_random_points as the
+article ran it (SELECT id, k, c, pad FROM sbtest1 WHERE k IN (P points)),
+from E2's one workload definition (dbrepro.key_cache_workload writes it as a
+sysbench Lua script; the model's clients draw the same points).
 
-    prepare   mariadb-install-db into a fresh datadir, sysbench's sbtest1 loaded as MyISAM
-              (--rand-seed as the article's 303 by default), table.json beside it
+    prepare   mariadb-install-db into a fresh datadir, sbtest1 loaded as MyISAM by the
+              workload script (k = id, as the article's sysbench 0.5 script), table.json beside it
     run       one repeat: the server started with a key buffer that holds the index, then for
-              every (P, threads) cell each key_cache_segments value in turn (off, 32, 64, ...;
-              SET GLOBAL, which repartitions and empties the cache, then LOAD INDEX INTO CACHE),
-              one sysbench run each; one record with every run of the repeat
+              every (distribution, P, threads) cell one warm-up and each key_cache_segments
+              value in turn (off, 32, 64, ...; SET GLOBAL, which repartitions and empties the
+              cache, then LOAD INDEX INTO CACHE), one sysbench run each; one record per repeat
 
 Each run records sysbench's queries/s and latency, the Key_read_requests and
-Key_reads of the run (Key_reads 0: the index stayed in the cache), the server's
-CPU time and context switches, sysbench's CPU time, the load average, and the
-MariaDB and sysbench versions.
+Key_reads of the run and Key_blocks_unused after the preload (`index_preloaded`:
+the index was in the cache and no block was read from the file while
+measuring), performance_schema's count and wait time of the key cache's
+mutex (wait/synch/mutex/mysys/KEY_CACHE::cache_lock, every segment's) and of
+the data file's reads (wait/io/file/myisam/dfile), the server's CPU time and
+context switches, sysbench's CPU time, the load average, and the MariaDB and
+sysbench versions.
 
     python -m dbrepro.key_cache_mariadb tools      # exit 1 naming what is not installed
-    python -m dbrepro.key_cache_mariadb prepare --datadir DIR --rows N [--seed 303] --out DIR/table.json
+    python -m dbrepro.key_cache_mariadb prepare --datadir DIR --rows N --out DIR/table.json
     python -m dbrepro.key_cache_mariadb run --datadir DIR --table DIR/table.json --threads 1,4 --points 10 \\
-        --segments 0,32,64 --seconds 2 --warmup-seconds 1 --repeat 1 --out FILE.json
+        --distributions special,uniform --segments 0,32,64 --seconds 2 --warmup-seconds 1 --seed 303 \\
+        --repeat 1 --out FILE.json
 """
 from __future__ import annotations
 
@@ -35,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import key_cache, provenance
+from . import key_cache, key_cache_workload, provenance
 from .host_load import loadavg, row_columns, run_guarded
 from .key_cache import _list_arg, _Parser
 from .mariadb_server import PrivateServer, ServerError, ToolMissing, missing_tools, tools
@@ -44,7 +51,12 @@ from .tpcc import ConfigError, _integer, guard_settings
 
 KIND = "key_cache_mariadb"
 DATABASE, TABLE = "sbtest", "sbtest1"
-SCRIPT = "select_random_points"  # sysbench 1.0's, in /usr/share/sysbench
+SCRIPT = "select_points.lua"  # written beside the datadir by key_cache_workload
+# performance_schema's instruments read around every measured run.
+MUTEX_INSTRUMENT = "wait/synch/mutex/mysys/KEY_CACHE::cache_lock"
+DATA_FILE_INSTRUMENT = "wait/io/file/myisam/dfile"
+PERFORMANCE_SCHEMA = ["--performance-schema=ON",
+                      *(f"--performance-schema-instrument={name}=ON" for name in (MUTEX_INSTRUMENT, DATA_FILE_INSTRUMENT))]
 MAX_SEGMENTS = 64  # MariaDB's limit
 # The article's key buffer (512 MB) over its index (313 MB): the same headroom here.
 BUFFER_OVER_INDEX = 512 / 313
@@ -77,7 +89,15 @@ def validate_config(**config: Any) -> dict[str, Any]:
     segments = _int_list("segments", config["segments"], minimum=0, maximum=MAX_SEGMENTS)
     if 0 not in segments or len(segments) < 2:
         raise ConfigError("segments", f"must include 0 (off, the reference) and another value, got {segments}")
+    distributions = config["distributions"]
+    if isinstance(distributions, str):
+        distributions = distributions.split(",")
+    if not distributions or any(d not in key_cache_workload.DISTRIBUTIONS for d in distributions) \
+            or len(set(distributions)) != len(distributions):
+        raise ConfigError("distributions", f"each of {', '.join(key_cache_workload.DISTRIBUTIONS)} at most once, "
+                                           f"got {config['distributions']!r}")
     return {
+        "distributions": list(distributions),
         "threads": _int_list("threads", config["threads"], minimum=1, maximum=1024),
         "points": _int_list("points", config["points"], minimum=1, maximum=10000),
         "segments": segments,
@@ -106,7 +126,13 @@ def buffer_for_index(index_bytes: int, asked: int = 0) -> int:
 
 
 def server_options(buffer_bytes: int) -> list[str]:
-    return [f"--key-buffer-size={buffer_bytes}", "--key-cache-segments=0", *ARTICLE_OPTIONS, *SMALL_INNODB]
+    return [f"--key-buffer-size={buffer_bytes}", "--key-cache-segments=0", *ARTICLE_OPTIONS, *SMALL_INNODB,
+            *PERFORMANCE_SCHEMA]
+
+
+def script_path(datadir: str | os.PathLike) -> Path:
+    """The workload script of a datadir: beside it, written by prepare and by every run."""
+    return Path(datadir).resolve().parent / SCRIPT
 
 
 # ---------------------------------------------------------------------------
@@ -125,9 +151,21 @@ def versions(paths: dict[str, str]) -> dict[str, str]:
             "sysbench": first_line([paths["sysbench"], "--version"])}
 
 
-def sysbench_argv(paths: dict[str, str], socket: str, *, rows: int, seed: int) -> list[str]:
-    return [paths["sysbench"], SCRIPT, "--db-driver=mysql", f"--mysql-socket={socket}", "--mysql-user=root",
-            f"--mysql-db={DATABASE}", "--tables=1", f"--table-size={rows}", f"--rand-seed={seed}"]
+def sysbench_argv(paths: dict[str, str], socket: str, script: str | os.PathLike, *, rows: int, points: int = 10,
+                  distribution: str = "special", seed: int = 303) -> list[str]:
+    return [paths["sysbench"], str(script), "--db-driver=mysql", f"--mysql-socket={socket}", "--mysql-user=root",
+            f"--mysql-db={DATABASE}", *key_cache_workload.sysbench_options(
+                rows=rows, points=points, distribution=distribution, seed=seed)]
+
+
+def instrument_totals(server: PrivateServer) -> dict[str, tuple[int, float]]:
+    """performance_schema's (count, total wait in microseconds) of MUTEX_INSTRUMENT and
+    DATA_FILE_INSTRUMENT, summed over their instances (one mutex per segment)."""
+    rows = server.query("SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM "
+                        "performance_schema.events_waits_summary_global_by_event_name WHERE EVENT_NAME IN "
+                        f"('{MUTEX_INSTRUMENT}', '{DATA_FILE_INSTRUMENT}')")
+    # SUM_TIMER_WAIT is in picoseconds.
+    return {name: (int(count), int(picoseconds) / 1e6) for name, count, picoseconds in rows}
 
 
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
@@ -168,10 +206,10 @@ def _run_checked(argv: list[str], what: str, timeout: float) -> str:
 # Prepare
 
 
-def prepare(datadir: str | os.PathLike, *, rows: int, seed: int = 303) -> dict[str, Any]:
-    """A fresh datadir with sbtest1 (`rows` rows, MyISAM); returns the table's description."""
+def prepare(datadir: str | os.PathLike, *, rows: int) -> dict[str, Any]:
+    """A fresh datadir with sbtest1 (`rows` rows, k = id, MyISAM) loaded by the
+    workload script; returns the table's description."""
     rows = _integer("rows", rows, minimum=100)
-    seed = _integer("seed", seed, minimum=0)
     paths = tools()
     datadir = Path(datadir).resolve()
     if datadir.exists():
@@ -183,8 +221,9 @@ def prepare(datadir: str | os.PathLike, *, rows: int, seed: int = 303) -> dict[s
                   *(["--user=root"] if os.geteuid() == 0 else [])], "mariadb-install-db", 600)
     with PrivateServer(datadir, options=server_options(MIN_BUFFER_BYTES)) as server:
         server.query(f"CREATE DATABASE {DATABASE}")
-        _run_checked([*sysbench_argv(paths, server.socket, rows=rows, seed=seed),
-                      "--mysql-storage-engine=myisam", "prepare"], "sysbench prepare", 24 * 3600)
+        script = key_cache_workload.write_script(script_path(datadir))
+        _run_checked([*sysbench_argv(paths, server.socket, script, rows=rows), "prepare"], "sysbench prepare",
+                     24 * 3600)
         engine = server.query(f"SELECT ENGINE, TABLE_ROWS FROM information_schema.TABLES "
                               f"WHERE TABLE_SCHEMA = '{DATABASE}' AND TABLE_NAME = '{TABLE}'")
         software = versions(paths)
@@ -192,7 +231,8 @@ def prepare(datadir: str | os.PathLike, *, rows: int, seed: int = 303) -> dict[s
         raise ServerError(f"{DATABASE}.{TABLE} is {engine[0][0] if engine else 'missing'}, not MyISAM")
     files = datadir / DATABASE
     return {
-        "rows": rows, "table_rows": int(engine[0][1]), "seed": seed, "engine": engine[0][0],
+        "rows": rows, "table_rows": int(engine[0][1]), "seed": 0, "engine": engine[0][0],
+        **key_cache_workload.describe(),
         "index_bytes": (files / f"{TABLE}.MYI").stat().st_size, "data_bytes": (files / f"{TABLE}.MYD").stat().st_size,
         "prepare_seconds": round(time.perf_counter() - started, 3), "software": software,
     }
@@ -218,8 +258,8 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_run(server: PrivateServer, paths: dict[str, str], *, segments: int, threads: int, points: int,
-            seconds: int, warmup_seconds: int, rows: int, seed: int) -> dict[str, Any]:
+def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathLike, *, segments: int, threads: int,
+            points: int, distribution: str, seconds: int, rows: int, seed: int) -> dict[str, Any]:
     """One sysbench run at one key_cache_segments value, with the server's counters around it."""
     server.query(f"SET GLOBAL key_cache_segments = {segments}")  # repartitions, and empties, the cache
     loaded = server.query(f"LOAD INDEX INTO CACHE {DATABASE}.{TABLE}")
@@ -227,28 +267,46 @@ def one_run(server: PrivateServer, paths: dict[str, str], *, segments: int, thre
         raise ServerError(f"LOAD INDEX INTO CACHE: {loaded}")
     active = server.query("SELECT SEGMENTS FROM information_schema.KEY_CACHES "
                           "WHERE KEY_CACHE_NAME = 'default' LIMIT 1")
-    workload = [*sysbench_argv(paths, server.socket, rows=rows, seed=seed), f"--threads={threads}",
-                f"--random-points={points}", "--events=0", "--percentile=95"]
-    if warmup_seconds:  # sysbench 1.0 has no --warmup-time: a run of its own, not measured
-        _run_checked([*workload, f"--time={warmup_seconds}", "run"], "sysbench warm-up", warmup_seconds + 600)
+    workload = [*sysbench_argv(paths, server.socket, script, rows=rows, points=points, distribution=distribution,
+                               seed=seed), f"--threads={threads}", "--events=0", "--percentile=95"]
     before, cpu, switches, sysbench_cpu = server.global_status(), server.cpu_seconds(), \
         server.context_switches(), _children_cpu()
+    waits_before = instrument_totals(server)
     loadavg_before, started = loadavg(), time.perf_counter()
     report = _run_checked([*workload, f"--time={seconds}", "run"], "sysbench run", seconds + 600)
     wall = time.perf_counter() - started
+    waits_after = instrument_totals(server)
     after, cpu_after, switches_after = server.global_status(), server.cpu_seconds(), server.context_switches()
     measured = parse_sysbench(report)
+    key_reads = after.get("Key_reads", 0) - before.get("Key_reads", 0)
+
+    def delta(name: str) -> tuple[int, float]:
+        count_after, us_after = waits_after.get(name, (0, 0.0))
+        count_before, us_before = waits_before.get(name, (0, 0.0))
+        return count_after - count_before, round(us_after - us_before, 3)
+
+    mutex_count, mutex_us = delta(MUTEX_INSTRUMENT)
+    data_count, data_us = delta(DATA_FILE_INSTRUMENT)
     return {
         "segments": segments,
         "segments_active": int(active[0][0]) if active and active[0][0].isdigit() else 0,
+        "distribution": distribution,
         "threads": threads,
         "points": points,
         **measured,
         # The server's counters around the measured sysbench process (its connects and disconnects included).
         "key_read_requests": after.get("Key_read_requests", 0) - before.get("Key_read_requests", 0),
-        "key_reads": after.get("Key_reads", 0) - before.get("Key_reads", 0),
+        "key_reads": key_reads,
         "key_blocks_used": after.get("Key_blocks_used", 0),
-        "key_blocks_unused": after.get("Key_blocks_unused", 0),
+        "key_blocks_unused": before.get("Key_blocks_unused", 0),  # after the preload, before measuring
+        # The whole index was in the cache (blocks to spare) and no block came from the file while measuring.
+        "index_preloaded": before.get("Key_blocks_unused", 0) > 0 and key_reads == 0,
+        # performance_schema: every acquisition of a segment's cache_lock (a "wait" whether or not it
+        # waited) and its time, and the data file's reads (the rows), over the measured run.
+        "cache_lock_waits": mutex_count,
+        "cache_lock_wait_us": mutex_us,
+        "data_file_reads": data_count,
+        "data_file_read_us": data_us,
         "server_cpu_seconds": round(cpu_after - cpu, 4),
         "server_voluntary_switches": switches_after["voluntary"] - switches["voluntary"],
         "server_involuntary_switches": switches_after["involuntary"] - switches["involuntary"],
@@ -259,51 +317,70 @@ def one_run(server: PrivateServer, paths: dict[str, str], *, segments: int, thre
     }
 
 
+def warm_up(server: PrivateServer, paths: dict[str, str], script: str | os.PathLike, *, threads: int, points: int,
+            distribution: str, seconds: int, rows: int, seed: int) -> None:
+    """An unmeasured run before a cell's segment settings (sysbench 1.0 has no --warmup-time):
+    the data file's pages into the OS cache and the server's threads started; each setting
+    then reloads the index itself."""
+    if seconds:
+        _run_checked([*sysbench_argv(paths, server.socket, script, rows=rows, points=points,
+                                     distribution=distribution, seed=seed), f"--threads={threads}", "--events=0",
+                      f"--time={seconds}", "run"], "sysbench warm-up", seconds + 600)
+
+
 def run(*, datadir: str | os.PathLike, table: str | os.PathLike, threads: Sequence[int] = (1, 4),
-        points: Sequence[int] = (10,), segments: Sequence[int] = (0, 32, 64), seconds: int = 2,
-        warmup_seconds: int = 1, key_buffer_bytes: int = 0, seed: int = 303, repeat: int = 1,
+        points: Sequence[int] = (10,), distributions: str | Sequence[str] = ("special",),
+        segments: Sequence[int] = (0, 32, 64), seconds: int = 2, warmup_seconds: int = 1,
+        key_buffer_bytes: int = 0, seed: int = 303, repeat: int = 1,
         max_foreign_cores: float | None = None, max_reruns: int | None = None) -> RunResult:
-    """One repeat of the grid on a private server: every (points, threads) cell, each segments value in turn.
+    """One repeat of the grid on a private server: every (distribution, points, threads) cell,
+    a warm-up, then each segments value in turn.
 
     Each cell (all its segments values) is metered for foreign load and run
     again whole while disturbed (max_foreign_cores, max_reruns: as tpcc.run);
     each of its runs carries the cell's five fields."""
-    config = validate_config(threads=list(threads), points=list(points), segments=list(segments), seconds=seconds,
-                             warmup_seconds=warmup_seconds, key_buffer_bytes=key_buffer_bytes, seed=seed,
-                             repeat=repeat)
+    config = validate_config(threads=list(threads), points=list(points), distributions=distributions,
+                             segments=list(segments), seconds=seconds, warmup_seconds=warmup_seconds,
+                             key_buffer_bytes=key_buffer_bytes, seed=seed, repeat=repeat)
     guard = guard_settings(max_foreign_cores, max_reruns)
     described = read_table(table)
     paths = tools()
+    script = key_cache_workload.write_script(script_path(datadir))  # this commit's definition, whatever prepared
     buffer = buffer_for_index(described["index_bytes"], config["key_buffer_bytes"])
     order = interleaved_order(config["segments"], config["repeat"])
     options = server_options(buffer)
     started, loadavg_before, runs = time.perf_counter(), loadavg(), []
     with PrivateServer(datadir, options=options) as server:
         actual_buffer = int(server.variable("key_buffer_size"))
-        for p in config["points"]:
-            for t in config["threads"]:
-                def cell(p=p, t=t) -> list[dict[str, Any]]:
-                    """One (P, threads) cell: each segments value in turn."""
-                    cell_runs = []
-                    for s in order:
-                        cell_runs.append(one_run(server, paths, segments=s, threads=t, points=p,
-                                                 seconds=config["seconds"], warmup_seconds=config["warmup_seconds"],
-                                                 rows=described["rows"], seed=config["seed"]))
-                        print(f"repeat {config['repeat']} P={p} threads={t} segments={s}: "
-                              f"{cell_runs[-1]['queries_per_second']:.0f} q/s, "
-                              f"key reads {cell_runs[-1]['key_reads']}", flush=True)
-                    return cell_runs
+        for d in config["distributions"]:
+            for p in config["points"]:
+                for t in config["threads"]:
+                    def cell(d=d, p=p, t=t) -> list[dict[str, Any]]:
+                        """One (distribution, P, threads) cell: a warm-up, then each segments value in turn."""
+                        common = dict(threads=t, points=p, distribution=d, rows=described["rows"],
+                                      seed=config["seed"])
+                        warm_up(server, paths, script, seconds=config["warmup_seconds"], **common)
+                        cell_runs = []
+                        for s in order:
+                            cell_runs.append(one_run(server, paths, script, segments=s, seconds=config["seconds"],
+                                                     **common))
+                            print(f"repeat {config['repeat']} {d} P={p} threads={t} segments={s}: "
+                                  f"{cell_runs[-1]['queries_per_second']:.0f} q/s, "
+                                  f"key reads {cell_runs[-1]['key_reads']}, "
+                                  f"cache_lock {cell_runs[-1]['cache_lock_waits']}", flush=True)
+                        return cell_runs
 
-                # The server and sysbench are our own processes (children;
-                # the server named too, whatever its parent).
-                kept = run_guarded(cell, own_pids=[server.pid], **guard)
-                if kept.attempts > 1 or kept.disturbed:
-                    print(f"repeat {config['repeat']} P={p} threads={t}: {kept.attempts} attempts, "
-                          f"foreign {kept.load.get('foreign_cores')} cores"
-                          + (", still disturbed" if kept.disturbed else ""), flush=True)
-                runs += [{**run, **kept.cell_fields()} for run in kept.value]
+                    # The server and sysbench are our own processes (children;
+                    # the server named too, whatever its parent).
+                    kept = run_guarded(cell, own_pids=[server.pid], **guard)
+                    if kept.attempts > 1 or kept.disturbed:
+                        print(f"repeat {config['repeat']} {d} P={p} threads={t}: {kept.attempts} attempts, "
+                              f"foreign {kept.load.get('foreign_cores')} cores"
+                              + (", still disturbed" if kept.disturbed else ""), flush=True)
+                    runs += [{**run, **kept.cell_fields()} for run in kept.value]
     full_config = {**config, "order": order, "key_buffer_bytes": actual_buffer, "server_options": options,
                    "sysbench_script": SCRIPT, "rows": described["rows"], "table_seed": described["seed"],
+                   "table_k": described.get("table_k", "sysbench 1.0 oltp_common"),
                    "index_bytes": described["index_bytes"], "data_bytes": described.get("data_bytes")}
     metrics = {"runs": runs, "host": {"cpu_count": os.cpu_count(), "wall_seconds": round(time.perf_counter() - started, 3),
                                       "loadavg_before": loadavg_before, "loadavg_after": loadavg()}}
@@ -350,18 +427,20 @@ def _parser() -> argparse.ArgumentParser:
     prep = commands.add_parser("prepare", help="a fresh datadir with sbtest1 loaded as MyISAM")
     prep.add_argument("--datadir", required=True)
     prep.add_argument("--rows", type=int, required=True)
-    prep.add_argument("--seed", type=int, default=303, help="sysbench --rand-seed (the article's: 303)")
     prep.add_argument("--out", required=True, help="the table's description (JSON)")
     runner = commands.add_parser("run", help="one repeat of the grid, segment settings interleaved per cell")
     runner.add_argument("--datadir", required=True)
     runner.add_argument("--table", required=True, help="the JSON `prepare` wrote")
     runner.add_argument("--threads", type=_list_arg, default=[1, 4])
     runner.add_argument("--points", type=_list_arg, default=[10])
+    runner.add_argument("--distributions", default="special",
+                        help="special (sysbench's default), uniform, or special,uniform: how each thread draws its "
+                             "points in its slice of the keys, one cell each")
     runner.add_argument("--segments", type=_list_arg, default=[0, 32, 64])
     runner.add_argument("--seconds", type=int, default=2)
     runner.add_argument("--warmup-seconds", type=int, default=1)
     runner.add_argument("--key-buffer-bytes", type=int, default=0, help="0: the article's headroom over the index")
-    runner.add_argument("--seed", type=int, default=303)
+    runner.add_argument("--seed", type=int, default=303, help="seed of every thread's points (the model's)")
     runner.add_argument("--repeat", type=int, default=1, help="which repeat (rotates the segments' order)")
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     return parser
@@ -392,13 +471,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_writable(args.out)  # fail now, not after the runs
         if args.command == "prepare":
-            table = prepare(args.datadir, rows=args.rows, seed=args.seed)
+            table = prepare(args.datadir, rows=args.rows)
             write_json_atomic(table, args.out)
             print(f"sbtest1: {table['table_rows']} rows, index {table['index_bytes']} bytes, "
                   f"data {table['data_bytes']} bytes, {table['prepare_seconds']} s")
             return 0
         result = run(datadir=args.datadir, table=args.table, threads=args.threads, points=args.points,
-                     segments=args.segments, seconds=args.seconds, warmup_seconds=args.warmup_seconds,
+                     distributions=args.distributions.split(","), segments=args.segments, seconds=args.seconds, warmup_seconds=args.warmup_seconds,
                      key_buffer_bytes=args.key_buffer_bytes, seed=args.seed, repeat=args.repeat)
         _write(result, args.out)
     except ConfigError as error:

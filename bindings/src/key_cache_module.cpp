@@ -16,6 +16,7 @@
 #include "module_common.hpp"
 #include "driver/key_cache_fields.hpp"
 #include "driver/key_cache_run.hpp"
+#include "sysbench/point_stream.hpp"
 #include "sysbench/sbtest.hpp"
 
 namespace py = pybind11;
@@ -70,6 +71,7 @@ py::dict run(const py::args& args, const py::kwargs& settings) {
         py::arg("segments") = c.segments, py::arg("segment_count") = c.segment_count,
         py::arg("blocks_per_segment") = c.blocks_per_segment, py::arg("buffer_bytes") = c.buffer_bytes,
         py::arg("threads") = c.threads, py::arg("points") = c.points,
+        py::arg("distribution") = sysbench::distribution_name(c.distribution),
         py::arg("index_fraction") = c.index_fraction, py::arg("queries") = c.queries,
         py::arg("rows") = c.rows, py::arg("elapsed_seconds") = c.elapsed_seconds,
         py::arg("cpu_seconds") = c.cpu_seconds, py::arg("queries_per_second") = c.queries_per_second,
@@ -90,11 +92,31 @@ py::dict run(const py::args& args, const py::kwargs& settings) {
                   py::arg("mode") = result.mode, py::arg("order") = result.order, py::arg("cells") = cells);
 }
 
+// The first `queries` queries of one client thread, as the model's clients
+// draw them (sysbench/point_stream.hpp): the workload definition's C++ side.
+std::vector<std::vector<u32>> points_of(i64 seed, i64 thread, i64 threads, i64 rows, const std::string& distribution,
+                                        i64 points, i64 queries) {
+  const u32 t = in_range<u32>("threads", threads, 1);
+  const u32 tid = in_range<u32>("thread", thread, 0);
+  if (t > 1024 || tid >= t) throw std::invalid_argument("thread: must be below threads (at most 1024)");
+  const u32 p = in_range<u32>("points", points, 1);
+  if (p > 10000) throw std::invalid_argument("points: must be in 1..10000");
+  sysbench::PointStream stream(in_range<u64>("seed", seed, 0), tid, t, in_range<u32>("rows", rows, 1),
+                               sysbench::parse_points_distribution(distribution), p);
+  std::vector<std::vector<u32>> drawn(in_range<u32>("queries", queries, 0));
+  for (auto& query : drawn) query = stream.next();
+  return drawn;
+}
+
 }  // namespace
 
 void register_key_cache(py::module_& m) {
+  m.def("key_cache_points", &points_of, py::kw_only(), py::arg("seed"), py::arg("thread"), py::arg("threads"),
+        py::arg("rows"), py::arg("distribution"), py::arg("points"), py::arg("queries"),
+        "E2: the points of a client thread's first queries, as the model draws them "
+        "(the workload definition shared with the real MariaDB's sysbench script).");
   m.def("key_cache_build_table", &build_table, py::kw_only(), py::arg("directory"), py::arg("rows"),
-        py::arg("seed") = 1, py::arg("block_size") = 1024, py::arg("distribution") = "special",
+        py::arg("seed") = 1, py::arg("block_size") = 1024, py::arg("distribution") = "id",
         "E2: write sysbench's sbtest (sbtest.MYD rows, sbtest.MYI indexes) into an existing directory.");
   m.def(
       "key_cache_latches",

@@ -15,13 +15,13 @@ import pandas as pd
 import key_cache_common as common
 from key_cache_mutex_waits_table import waits_table
 
-COLUMNS = ["index_fraction", "points", "threads", "segments", "qps_median", "gain_percent", "hit_ratio",
+COLUMNS = ["distribution", "index_fraction", "points", "threads", "segments", "qps_median", "gain_percent", "hit_ratio",
            "misses_per_query", "inflight_waits_per_query", "waits_per_query", "wait_share", "held_share"]
 
 
 def cache_sizes_table(throughput: pd.DataFrame) -> pd.DataFrame:
     throughput = common.with_fraction(throughput)
-    swept = throughput.groupby(["points", "threads"])["index_fraction"].transform("nunique") > 1
+    swept = throughput.groupby(["distribution", "points", "threads"])["index_fraction"].transform("nunique") > 1
     cells = throughput[swept].reset_index(drop=True)
     if cells.empty:  # a profile with one cache size: the header alone
         return pd.DataFrame(columns=COLUMNS)
@@ -32,8 +32,8 @@ def cache_sizes_table(throughput: pd.DataFrame) -> pd.DataFrame:
     looked_up = table["hits"] + table["misses"]
     table["hit_ratio"] = table["hits"] / looked_up.where(looked_up > 0)
     table = table[[c for c in COLUMNS if c in table.columns]]
-    return table.sort_values(["points", "threads", "segments", "index_fraction"],
-                             ascending=[True, True, True, False]).reset_index(drop=True)
+    return table.sort_values(["distribution", "points", "threads", "segments", "index_fraction"],
+                             ascending=[True, True, True, True, False]).reset_index(drop=True)
 
 
 common.throughput_derived_script(cache_sizes_table, __doc__, globals())

@@ -21,7 +21,8 @@ OFF = 0
 ARTICLE_SEGMENTS = (32, 64)
 MACHINES = ("pitbull", "perro")
 ARTICLE_FRACTION = 1.0  # the article's key buffer held the whole index (512 MB over 313 MB)
-CELL = ["index_fraction", "threads", "points"]  # what a gain over segments off is paired on
+ARTICLE_DISTRIBUTION = "special"  # sysbench 0.5's default --rand-type, the article's
+CELL = ["distribution", "index_fraction", "threads", "points"]  # what a gain over segments off is paired on
 
 
 def paper_relative(paper: dict[str, Any]) -> pd.DataFrame:
@@ -32,14 +33,24 @@ def paper_relative(paper: dict[str, Any]) -> pd.DataFrame:
             for segments, by_threads in by_segments.items():
                 for threads, percent in by_threads.items():
                     rows.append({"machine": machine, "index_fraction": ARTICLE_FRACTION,
+                                 "distribution": ARTICLE_DISTRIBUTION,
                                  "points": int(str(p_key).lstrip("p")),
                                  "segments": int(segments), "threads": int(threads), "percent": float(percent)})
     return pd.DataFrame(rows)
 
 
 def with_fraction(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with its index_fraction column (tables from before the sweep: the article's cache)."""
-    return frame if "index_fraction" in frame.columns else frame.assign(index_fraction=ARTICLE_FRACTION)
+    """The frame with its index_fraction column (tables from before the sweep: the article's cache)
+    and its distribution column (records from before the axis: every point drawn "special")."""
+    if "index_fraction" not in frame.columns:
+        frame = frame.assign(index_fraction=ARTICLE_FRACTION)
+    return frame if "distribution" in frame.columns else frame.assign(distribution=ARTICLE_DISTRIBUTION)
+
+
+def cells_of_distribution(frame: pd.DataFrame, distribution: str) -> pd.DataFrame:
+    """Only the cells whose points were drawn from `distribution`."""
+    frame = with_fraction(frame)
+    return frame[frame["distribution"] == distribution].reset_index(drop=True)
 
 
 def cells_at_fraction(frame: pd.DataFrame, fraction: float) -> pd.DataFrame:

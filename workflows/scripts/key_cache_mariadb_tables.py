@@ -4,10 +4,10 @@
   queries/s (median, min, max) and latency, and what the server did per query:
   key-cache block requests, Key_reads (0: the index stayed in the cache), CPU
   microseconds, voluntary and involuntary context switches; the load average;
-- mariadb_gains.csv: the gain of each segments value over off per (threads, P),
-  (median q/s with N / median q/s off - 1) x 100 with its 95% bootstrap interval
-  (claims_common's, each setting's repeats resampled on their own; none with
-  fewer than MIN_REPEATS repeats), beside the model's gain and the article's;
+- mariadb_gains.csv: the gain of each segments value over off per (distribution,
+  threads, P), (median q/s with N / median q/s off - 1) x 100 with its 95%
+  bootstrap interval (claims_common's, paired by repeat; none with fewer than
+  MIN_REPEATS repeats), beside the model's gain and the article's;
 - mariadb_relative.csv: the article's form, one row per (P, segments, source),
   one column per thread count: the real system (and its interval's bounds), the
   model, pitbull and perro.
@@ -28,14 +28,14 @@ import key_cache_common as common
 from dbrepro import key_cache_mariadb  # noqa: F401 (registers the key_cache_mariadb table rows)
 from dbrepro.records import load_runs
 
-KEYS = ["segments", "threads", "points"]
+KEYS = ["distribution", "segments", "threads", "points"]
 MIN_REPEATS = 5  # as a timed claim's min_repeats: fewer repeats give no interval
 SOURCES = ["mariadb", "mariadb_ci_low", "mariadb_ci_high", "model", *common.MACHINES]
 
 
 def per_query(runs: pd.DataFrame) -> pd.DataFrame:
     """Each run's server counters per query sysbench completed."""
-    runs = runs.copy()
+    runs = common.with_fraction(runs).copy()
     queries = runs["queries"].where(runs["queries"] > 0)
     runs["key_requests_per_query"] = runs["key_read_requests"] / queries
     runs["server_cpu_us_per_query"] = 1e6 * runs["server_cpu_seconds"] / queries
@@ -60,14 +60,16 @@ def throughput_table(runs: pd.DataFrame) -> pd.DataFrame:
     for column in ("table_rows", "index_bytes", "key_buffer_bytes", "seconds_limit", "warmup_seconds", "cpu_count",
                    "mariadb_version", "sysbench_version"):
         table[column] = first[column]
-    return table.sort_values(["points", "threads", "segments"]).reset_index(drop=True)
+    return table.sort_values(["distribution", "points", "threads", "segments"]).reset_index(drop=True)
 
 
-def _interval(on: np.ndarray, off: np.ndarray) -> tuple[float, float]:
-    if min(len(on), len(off)) < MIN_REPEATS:
+def _interval(on: pd.Series, off: pd.Series) -> tuple[float, float]:
+    """The gain's 95% interval, paired by repeat (the arms of a repeat ran back to back)."""
+    samples = cc.align([on, off])
+    if len(samples[0]) < MIN_REPEATS:
         return math.nan, math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
-        return cc.bootstrap_interval([on, off], cc.median_effect("pct_change"))
+        return cc.bootstrap_interval(samples, cc.median_effect("pct_change"), paired=samples.paired)
 
 
 def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.DataFrame:
@@ -76,7 +78,9 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
     model_gains = common.relative_gains(model).set_index(KEYS)["percent"] if len(model) else pd.Series(dtype=float)
     article = common.paper_relative(paper).pivot_table(index=KEYS, columns="machine", values="percent")
     rows = []
-    for (points, threads), all_runs in common.with_load_columns(runs).groupby(["points", "threads"]):
+    runs = common.with_fraction(runs)
+    for (distribution, points, threads), all_runs in common.with_load_columns(runs).groupby(
+            ["distribution", "points", "threads"]):
         # Disturbed runs are left out of the gain and its interval, unless every run of the cell was
         # disturbed: then the table shows them (disturbed_cells says so); the claims never use them.
         cell = common.undisturbed(all_runs)
@@ -84,10 +88,11 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
             on = cell.loc[cell["segments"] == segments, "queries_per_second"].to_numpy(dtype=float)
             gain = float(cc.median_effect("pct_change")(on, off)) if len(on) and len(off) else math.nan
-            low, high = _interval(on, off)
-            key = (int(segments), int(threads), int(points))
+            low, high = _interval(cc.by_repeat(cell[cell["segments"] == segments], "queries_per_second"),
+                                  cc.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second"))
+            key = (distribution, int(segments), int(threads), int(points))
             rows.append({
-                "points": int(points), "threads": int(threads), "segments": int(segments),
+                "distribution": distribution, "points": int(points), "threads": int(threads), "segments": int(segments),
                 "mariadb_gain": gain, "ci_low": low, "ci_high": high, "repeats": int(min(len(on), len(off))),
                 "model_gain": float(model_gains.get(key, math.nan)),
                 **{machine: float(article[machine].get(key, math.nan)) if machine in article else math.nan
@@ -97,21 +102,23 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
                 "disturbed_cells": int(all_runs.loc[all_runs["segments"].isin([segments, common.OFF]),
                                                     "disturbed"].sum()),
             })
-    return pd.DataFrame(rows).sort_values(["points", "segments", "threads"]).reset_index(drop=True)
+    return pd.DataFrame(rows).sort_values(["distribution", "points", "segments", "threads"]).reset_index(drop=True)
 
 
 def relative_table(gains: pd.DataFrame) -> pd.DataFrame:
     """The article's form: a row per (P, segments, source), a column per thread count."""
     columns = {"mariadb": "mariadb_gain", "mariadb_ci_low": "ci_low", "mariadb_ci_high": "ci_high",
                "model": "model_gain", **{machine: machine for machine in common.MACHINES}}
-    long = pd.concat([gains[["points", "segments", "threads"]].assign(source=source, percent=gains[column])
+    long = pd.concat([gains[["distribution", "points", "segments", "threads"]].assign(source=source,
+                                                                                      percent=gains[column])
                       for source, column in columns.items()], ignore_index=True)
-    wide = long.pivot_table(index=["points", "segments", "source"], columns="threads", values="percent",
-                            dropna=False)
+    wide = long.pivot_table(index=["distribution", "points", "segments", "source"], columns="threads",
+                            values="percent", dropna=False)
     wide.columns = [str(threads) for threads in wide.columns]
     wide = wide.reset_index()
     wide["_order"] = wide["source"].map({source: i for i, source in enumerate(SOURCES)})
-    return wide.sort_values(["points", "segments", "_order"]).drop(columns="_order").reset_index(drop=True)
+    return wide.sort_values(["distribution", "points", "segments", "_order"]).drop(columns="_order") \
+        .reset_index(drop=True)
 
 
 def main(model_path, paper_path, throughput_path, gains_path, relative_path, run_paths):

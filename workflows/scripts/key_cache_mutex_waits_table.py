@@ -17,7 +17,8 @@ import key_cache_common as common
 
 def waits_table(throughput: pd.DataFrame) -> pd.DataFrame:
     throughput = common.with_fraction(throughput)
-    table = throughput[["index_fraction", "segments", "threads", "points", "mutex_waits", "queries", "hits"]].copy()
+    table = throughput[["distribution", "index_fraction", "segments", "threads", "points", "mutex_waits", "queries",
+                        "hits"]].copy()
     queries = table["queries"].where(table["queries"] > 0)
     table["waits_per_query"] = table["mutex_waits"] / queries
     if "misses" in throughput.columns:  # the miss path: reads with the mutex released, readers of a block waiting
@@ -31,8 +32,8 @@ def waits_table(throughput: pd.DataFrame) -> pd.DataFrame:
         acquisitions = throughput["mutex_acquisitions"].where(throughput["mutex_acquisitions"] > 0)
         table["long_holds_per_1000_acquisitions"] = 1000 * throughput["mutex_long_holds"] / acquisitions
         table["involuntary_switches_per_s"] = throughput["involuntary_switches"] / throughput["elapsed_seconds"]
-    return table.sort_values(["index_fraction", "points", "threads", "segments"],
-                             ascending=[False, True, True, True]).reset_index(drop=True)
+    return table.sort_values(["distribution", "index_fraction", "points", "threads", "segments"],
+                             ascending=[True, False, True, True, True]).reset_index(drop=True)
 
 
 common.throughput_derived_script(waits_table, __doc__, globals())

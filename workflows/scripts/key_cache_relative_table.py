@@ -16,16 +16,17 @@ import key_cache_common as common
 
 
 def relative_table(throughput: pd.DataFrame, paper: dict) -> pd.DataFrame:
-    ours = common.relative_gains(throughput).assign(source="ours")
+    ours = common.relative_gains(common.with_fraction(throughput)).assign(source="ours")
     theirs = common.paper_relative(paper).rename(columns={"machine": "source"})
     long = pd.concat([ours, theirs], ignore_index=True)
-    wide = long.pivot_table(index=["index_fraction", "points", "segments", "source"], columns="threads",
-                            values="percent")
+    wide = long.pivot_table(index=["distribution", "index_fraction", "points", "segments", "source"],
+                            columns="threads", values="percent")
     wide.columns = [str(threads) for threads in wide.columns]
     order = {"ours": 0, **{machine: i + 1 for i, machine in enumerate(common.MACHINES)}}
     wide = wide.reset_index()
     wide["_order"] = wide["source"].map(order)
-    wide = wide.sort_values(["index_fraction", "points", "segments", "_order"], ascending=[False, True, True, True])
+    wide = wide.sort_values(["distribution", "index_fraction", "points", "segments", "_order"],
+                            ascending=[True, False, True, True, True])
     wide = wide.drop(columns="_order")
     return wide.reset_index(drop=True)
 

@@ -17,7 +17,7 @@ import key_cache_common as common
 from dbrepro import key_cache  # noqa: F401 (registers the key_cache table rows)
 from dbrepro.records import load_runs
 
-KEYS = ["index_fraction", "segments", "threads", "points"]
+KEYS = ["distribution", "index_fraction", "segments", "threads", "points"]
 COUNTERS = ["latency_us_p50", "latency_us_p95", "latency_us_p99", "mutex_waits", "mutex_wait_ns",
             "mutex_acquisitions", "mutex_held_ns", "mutex_long_holds", "inflight_waits", "involuntary_switches",
             "hits", "misses", "queries", "cpu_seconds", "elapsed_seconds", "voluntary_switches",

@@ -14,7 +14,6 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "sysbench/distribution.hpp"
 #include "sysbench/point_client.hpp"
 
 namespace dbrepro::keycache_driver {
@@ -24,13 +23,9 @@ namespace {
 struct SocketQuery {
   sysbench::PointClient client;
   sysbench::PointReply reply;
-  std::vector<u32> points;
-  const ClientCell& cell;
 
-  SocketQuery(const std::string& path, const ClientCell& c) : client(path), points(c.points), cell(c) {}
-  u64 operator()(Random& rng) {
-    for (auto& p : points)
-      p = sysbench::draw_key(rng, static_cast<sysbench::KeyDistribution>(cell.distribution), cell.table_rows);
+  explicit SocketQuery(const std::string& path) : client(path) {}
+  u64 operator()(const std::vector<u32>& points) {
     if (!client.query(points, reply)) throw std::runtime_error("the server closed the connection");
     if (!reply.ok) throw std::runtime_error("the server refused a query: " + reply.error);
     return reply.rows;
@@ -92,7 +87,7 @@ ClientReport run_socket_clients(const std::string& socket_path, const ClientCell
   double cpu_before = 0, cpu_used = 0;
   rusage before{}, after{};
   ClientReport report = run_client_threads(
-      cell, [&](u32) { return SocketQuery(socket_path, cell); },
+      cell, [&](u32) { return SocketQuery(socket_path); },
       [&] {
         if (at_start) at_start();
         if (!measure_process) return;

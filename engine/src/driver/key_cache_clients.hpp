@@ -24,6 +24,7 @@
 #include "common/random.hpp"
 #include "common/types.hpp"
 #include "driver/key_cache_latency.hpp"
+#include "sysbench/point_stream.hpp"
 
 namespace dbrepro::keycache_driver {
 
@@ -40,8 +41,8 @@ struct ClientCell {
   u32 threads = 1;
   u32 points = 10;
   u64 seed = 1;          // of every thread's points (the same for each segments value of a cell)
-  u64 table_rows = 0;    // the points are drawn in 1..table_rows
-  u32 distribution = 0;  // sysbench::KeyDistribution
+  u64 table_rows = 0;    // the points are drawn in the thread's slice of 0..table_rows
+  u32 distribution = 0;  // sysbench::KeyDistribution of the points (special or uniform)
   i64 start_ns = 0, end_ns = 0;
 };
 
@@ -59,13 +60,16 @@ struct ClientReport {
 };
 static_assert(std::is_trivially_copyable_v<ClientReport> && std::is_trivially_copyable_v<ClientCell>);
 
-inline u64 client_thread_seed(const ClientCell& cell, u32 t) {
-  return cell.seed * 7919 + u64{cell.threads} * 131 + u64{cell.points} * 17 + t;
+// Thread t's points, as the workload definition draws them (sysbench/point_stream.hpp).
+inline sysbench::PointStream client_points(const ClientCell& cell, u32 t) {
+  return {cell.seed, t, cell.threads, cell.table_rows, static_cast<sysbench::KeyDistribution>(cell.distribution),
+          cell.points};
 }
 
 // Runs cell.threads threads until the window's end: thread t makes its
 // query with make(t) (a connection is opened there, before the first query)
-// and calls query(rng), which returns the rows of one select_random_points.
+// and calls query(points), which returns the rows of one select_random_points
+// over the next points of the thread's stream (client_points).
 // The calling thread calls at_start() at the window's start and at_end() at
 // its end, then joins the threads.
 template <class MakeQuery, class AtStart, class AtEnd>
@@ -82,12 +86,12 @@ ClientReport run_client_threads(const ClientCell& cell, MakeQuery&& make, AtStar
     pool.emplace_back([&, t] {
       Tally& tally = tallies[t];
       try {
-        Random rng(client_thread_seed(cell, t));
+        sysbench::PointStream points = client_points(cell, t);
         auto query = make(t);
         for (;;) {
           const i64 sent = now_ns();
           if (sent >= cell.end_ns) break;
-          const u64 rows = query(rng);
+          const u64 rows = query(points.next());
           const i64 arrived = now_ns();
           if (arrived >= cell.start_ns && arrived < cell.end_ns) {
             tally.latency.add(static_cast<u64>(arrived - sent));

@@ -1,5 +1,6 @@
 #include "driver/key_cache_fields.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <stdexcept>
@@ -27,7 +28,28 @@ const char* replacement_name(keycache::Replacement r) {
   return r == keycache::Replacement::kMidpoint ? "midpoint" : "lru";
 }
 
-const std::array<KeyCacheField, 15> kKeyCacheFields = {{
+std::vector<sysbench::KeyDistribution> parse_distributions(const std::string& text) {
+  std::vector<sysbench::KeyDistribution> found;
+  size_t at = 0;
+  for (;;) {
+    const size_t comma = text.find(',', at);
+    const std::string name = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const auto d = sysbench::parse_points_distribution(name);
+    if (std::find(found.begin(), found.end(), d) != found.end())
+      throw std::invalid_argument("distributions: '" + name + "' is listed twice");
+    found.push_back(d);
+    if (comma == std::string::npos) return found;
+    at = comma + 1;
+  }
+}
+
+std::string distributions_text(const std::vector<sysbench::KeyDistribution>& list) {
+  std::string text;
+  for (const auto d : list) text += (text.empty() ? "" : ",") + std::string(sysbench::distribution_name(d));
+  return text;
+}
+
+const std::array<KeyCacheField, 16> kKeyCacheFields = {{
     {"table_dir", FieldType::kText, "the directory holding sbtest (key_cache_build_table)",
      [](KeyCacheRunConfig& c, const FieldValue& v) { c.table_dir = text_of("table_dir", v); },
      [](const KeyCacheRunConfig& c) { return FieldValue{c.table_dir}; }},
@@ -66,6 +88,11 @@ const std::array<KeyCacheField, 15> kKeyCacheFields = {{
     {"points", FieldType::kUnsignedList, "P of select_random_points, one cell each",
      [](KeyCacheRunConfig& c, const FieldValue& v) { c.points = unsigned_list_of<u32>("points", v); },
      [](const KeyCacheRunConfig& c) { return integer_list(c.points); }},
+    {"distributions", FieldType::kText,
+     "how each thread draws its points in its slice of the keys: special (sysbench's default), uniform, "
+     "or both, comma-separated; one cell each",
+     [](KeyCacheRunConfig& c, const FieldValue& v) { c.distributions = parse_distributions(text_of("distributions", v)); },
+     [](const KeyCacheRunConfig& c) { return FieldValue{distributions_text(c.distributions)}; }},
     {"warmup_seconds", FieldType::kFloat, "unmeasured warm-up of each run",
      [](KeyCacheRunConfig& c, const FieldValue& v) { c.warmup_seconds = float_of("warmup_seconds", v); },
      [](const KeyCacheRunConfig& c) { return FieldValue{c.warmup_seconds}; }},

@@ -40,9 +40,8 @@ constexpr i64 kClientGraceNs = i64{120} * 1'000'000'000;
 template <class Cache>
 struct DirectQuery {
   sysbench::PointSelect<Cache> select;
-  u32 points;
-  DirectQuery(const sysbench::SbtestTable& table, Cache& cache, u32 p) : select(table, cache), points(p) {}
-  u64 operator()(Random& rng) { return select.select_random_points(rng, points).rows; }
+  DirectQuery(const sysbench::SbtestTable& table, Cache& cache) : select(table, cache) {}
+  u64 operator()(const std::vector<u32>& points) { return select.select_points(points).rows; }
 };
 
 // A private folder for the server's socket, removed with it.
@@ -67,13 +66,13 @@ struct Run {
   ClientProcess* clients;                     // client_server
   sysbench::PointServer<Cache>* server;       // both client/server modes
 
-  KeyCacheCell cell(Cache& cache, u32 segments, u32 threads, u32 points) {
+  KeyCacheCell cell(Cache& cache, u32 segments, u32 threads, u32 points, sysbench::KeyDistribution distribution) {
     ClientCell clients_cell;
     clients_cell.threads = threads;
     clients_cell.points = points;
     clients_cell.seed = config.seed;
     clients_cell.table_rows = table.meta().rows;
-    clients_cell.distribution = static_cast<u32>(table.meta().distribution);
+    clients_cell.distribution = static_cast<u32>(distribution);
     clients_cell.start_ns = now_ns() + static_cast<i64>(config.warmup_seconds * 1e9);
     clients_cell.end_ns = clients_cell.start_ns + static_cast<i64>(config.seconds * 1e9);
 
@@ -103,7 +102,7 @@ struct Run {
     }
     if (server == nullptr) {
       report = run_client_threads(
-          clients_cell, [&](u32) { return DirectQuery<Cache>(table, cache, points); }, at_start, at_end);
+          clients_cell, [&](u32) { return DirectQuery<Cache>(table, cache); }, at_start, at_end);
     } else if (clients == nullptr) {
       report = run_socket_clients(server->path(), clients_cell, false, at_start, at_end);
     } else {
@@ -121,6 +120,7 @@ struct Run {
     cell.segments = segments;
     cell.threads = threads;
     cell.points = points;
+    cell.distribution = distribution;
     cell.index_fraction = config.index_fraction;
     cell.segment_count = cache.segment_count();
     cell.blocks_per_segment = cache.blocks_per_segment();
@@ -191,6 +191,7 @@ void validate_settings(const KeyCacheRunConfig& config) {
   for (u32 t : config.threads)
     if (t < 1 || t > 1024) throw std::invalid_argument("threads: each must be in 1..1024, got " + std::to_string(t));
   if (config.points.empty()) throw std::invalid_argument("points: must list at least one P");
+  if (config.distributions.empty()) throw std::invalid_argument("distributions: must list at least one");
   for (u32 p : config.points)
     if (p < 1 || p > 10000) throw std::invalid_argument("points: each must be in 1..10000, got " + std::to_string(p));
   if (!(config.seconds > 0)) throw std::invalid_argument("seconds: must be > 0");
@@ -230,6 +231,7 @@ KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
     result.mode = config.mode;
     result.order = interleaved_order(config.segments, config.repeat);
     Run<Cache> run{config, table, clients.get(), server.get()};
+    for (const auto distribution : config.distributions)
     for (u32 threads : config.threads)
       for (u32 points : config.points)
         for (u32 s : result.order) {
@@ -238,7 +240,7 @@ KeyCacheRunResult run_key_cache(const KeyCacheRunConfig& config) {
           Cache cache(cache_config_for(config, table, s));
           cache.attach(sysbench::SbtestTable::kIndexFileId, table.index_file());
           cache.preload(sysbench::SbtestTable::kIndexFileId, 1, table.meta().index_blocks);
-          result.cells.push_back(run.cell(cache, s, threads, points));
+          result.cells.push_back(run.cell(cache, s, threads, points, distribution));
           if (server) server->serve_with(nullptr);  // its connections have closed (the cell waited)
         }
     server.reset();   // its threads first,

@@ -21,6 +21,7 @@
 #include "buffer/cache_stats.hpp"
 #include "common/types.hpp"
 #include "keycache/key_cache.hpp"
+#include "sysbench/distribution.hpp"
 
 namespace dbrepro::keycache_driver {
 
@@ -42,6 +43,8 @@ struct KeyCacheRunConfig {
   std::string latch = "adaptive";  // the segment mutex: adaptive (MariaDB's), futex or spin
   std::vector<u32> threads{1};
   std::vector<u32> points{10};
+  // How each client thread draws its points (sysbench/point_stream.hpp), one cell each.
+  std::vector<sysbench::KeyDistribution> distributions{sysbench::KeyDistribution::kSpecial};
   double warmup_seconds = 0.2;
   double seconds = 0.5;
   u64 seed = 1;
@@ -51,6 +54,7 @@ struct KeyCacheCell {
   u32 segments = 0;  // key_cache_segments of this run
   u32 threads = 0;
   u32 points = 0;
+  sysbench::KeyDistribution distribution = sysbench::KeyDistribution::kSpecial;  // of the points
   double index_fraction = 1;   // the run's cache size as a share of the index (with buffer_bytes 0)
   u32 segment_count = 0;       // the cache's partitions (off: 1)
   u32 blocks_per_segment = 0;

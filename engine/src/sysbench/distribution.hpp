@@ -14,14 +14,27 @@
 
 namespace dbrepro::sysbench {
 
-enum class KeyDistribution : u32 { kUniform = 0, kSpecial = 1 };
+// kIdentity is for the table's k only: k = id, as the article's sysbench 0.5
+// select_random_points.lua prepared it (one row per key).
+enum class KeyDistribution : u32 { kUniform = 0, kSpecial = 1, kIdentity = 2 };
 
-inline const char* distribution_name(KeyDistribution d) { return d == KeyDistribution::kSpecial ? "special" : "uniform"; }
+inline const char* distribution_name(KeyDistribution d) {
+  return d == KeyDistribution::kSpecial ? "special" : d == KeyDistribution::kIdentity ? "id" : "uniform";
+}
 
+// How the table's k is drawn at load: id (the article's), special or uniform.
 inline KeyDistribution parse_distribution(const std::string& name) {
   if (name == "special") return KeyDistribution::kSpecial;
   if (name == "uniform") return KeyDistribution::kUniform;
-  throw std::invalid_argument("distribution: invalid value '" + name + "' (allowed: special, uniform)");
+  if (name == "id") return KeyDistribution::kIdentity;
+  throw std::invalid_argument("distribution: invalid value '" + name + "' (allowed: id, special, uniform)");
+}
+
+// How a query's points are drawn: special or uniform.
+inline KeyDistribution parse_points_distribution(const std::string& name) {
+  if (name == "special") return KeyDistribution::kSpecial;
+  if (name == "uniform") return KeyDistribution::kUniform;
+  throw std::invalid_argument("distributions: invalid value '" + name + "' (allowed: special, uniform)");
 }
 
 // sysbench 0.5's defaults for the special distribution.
@@ -31,9 +44,9 @@ struct SpecialParameters {
   u64 res = 75;   // --rand-spec-res: % of values that fall into the band
 };
 
-// A value in [1, n].
+// A value in [1, n] (kIdentity draws as uniform: it is the table's rule, not a draw).
 inline u32 draw_key(Random& rng, KeyDistribution distribution, u64 n, const SpecialParameters& p = {}) {
-  if (distribution == KeyDistribution::kUniform) return static_cast<u32>(rng.uniform(1, static_cast<i64>(n)));
+  if (distribution != KeyDistribution::kSpecial) return static_cast<u32>(rng.uniform(1, static_cast<i64>(n)));
   if (rng.uniform(1, 100) > static_cast<i64>(p.res)) {
     u64 sum = 0;
     for (u64 i = 0; i < p.iter; ++i) sum += static_cast<u64>(rng.uniform(0, static_cast<i64>(n) - 1));

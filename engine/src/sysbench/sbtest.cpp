@@ -59,7 +59,7 @@ SbtestRow make_row(u64 id, u64 rows, u64 seed, KeyDistribution distribution) {
   Random rng(seed * 1000003 + id);
   SbtestRow row{};
   row.id = static_cast<u32>(id);
-  row.k = draw_key(rng, distribution, rows);
+  row.k = distribution == KeyDistribution::kIdentity ? static_cast<u32>(id) : draw_key(rng, distribution, rows);
   digits_template(rng, row.c, sizeof row.c, 10);   // 119 characters
   digits_template(rng, row.pad, sizeof row.pad, 5);  // 59 characters
   return row;

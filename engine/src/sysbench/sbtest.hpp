@@ -30,7 +30,7 @@ struct SbtestMeta {
   u64 seed = 0;
   u32 block_size = 0;
   u32 index_blocks = 0;
-  KeyDistribution distribution = KeyDistribution::kSpecial;  // of k, and of the query's points
+  KeyDistribution distribution = KeyDistribution::kSpecial;  // of k (the points': a run's setting)
   u32 reserved = 0;
   BTreeShape k_index;   // key (k, id) -> row position
   BTreeShape id_index;  // key id -> row position
@@ -40,8 +40,10 @@ struct SbtestMeta {
 inline const KeyLayout kKIndexLayout{32, 32};
 inline PackedKey k_index_key(u32 k, u32 id) { return (PackedKey{k} << 32) | id; }
 
-// Row `id` (1-based) as sysbench prepares it from `seed` (k in 1..rows drawn
-// from `distribution`, c and pad groups of random digits separated by '-').
+// Row `id` (1-based) as sysbench prepares it from `seed` (k = id with
+// kIdentity, as the article's 0.5 script; else k in 1..rows drawn from
+// `distribution`, as 1.0's oltp_common; c and pad groups of random digits
+// separated by '-').
 SbtestRow make_row(u64 id, u64 rows, u64 seed, KeyDistribution distribution);
 
 // Writes sbtest.MYD and sbtest.MYI into `dir` (which must exist).

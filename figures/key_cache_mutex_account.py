@@ -1,0 +1,55 @@
+"""E2: where a query's time goes, the model beside the real MariaDB, per distribution:
+time acquiring the key cache's mutex and (the real server) reading rows from the data
+file, against the server's CPU time per query, at the most threads both ran, segments
+off and the most segments.
+
+    python figures/key_cache_mutex_account.py results/tables/key_cache/mutex_account.csv out.png out.pdf
+"""
+import sys
+
+import numpy as np
+import pandas as pd
+
+import style
+
+PARTS = {
+    "wait_us_per_query": {"color": "#D55E00", "label": "acquiring the key cache mutex"},
+    "data_file_us_per_query": {"color": "#009E73", "label": "reading rows (data file, performance_schema)"},
+}
+
+
+def plot(account: pd.DataFrame):
+    fig, ax = style.figure(figsize=(8.0, 4.2))
+    if account.empty:
+        ax.text(0.5, 0.5, "no runs", ha="center", transform=ax.transAxes)
+        return fig
+    points = 10 if 10 in set(account["points"]) else int(account["points"].min())
+    table = account[account["points"] == points]
+    # The most threads that every source ran.
+    threads = min(int(rows["threads"].max()) for _, rows in table.groupby("source"))
+    table = table[(table["threads"] == threads)
+                  & table["segments"].isin([0, int(table["segments"].max())])].sort_values(
+                      ["distribution", "source", "segments"])
+    labels = [f"{r.source}\n{r.distribution}\n{'off' if r.segments == 0 else f'{r.segments} seg.'}"
+              for r in table.itertuples()]
+    x = np.arange(len(table))
+    bottom = np.zeros(len(table))
+    for column, look in PARTS.items():
+        values = np.nan_to_num(table[column].to_numpy(dtype=float))
+        ax.bar(x, values, bottom=bottom, color=look["color"], label=look["label"], width=0.6)
+        bottom += values
+    ax.plot(x, table["server_cpu_us_per_query"].to_numpy(dtype=float), linestyle="none", marker="_",
+            markersize=22, color="#000000", label="server CPU time per query")
+    ax.set_xticks(x, labels, fontsize=6)
+    ax.set_ylabel("microseconds per query")
+    ax.set_title(f"Per query at {threads} threads, P = {points}: the model and the real MariaDB")
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def main(argv=None) -> int:
+    return style.table_figure_main(plot, __doc__, "results/tables/key_cache/mutex_account.csv", argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
