@@ -9,18 +9,19 @@ BIN := $(VENV)/bin
 PY_BUILD := build/py
 # Parallel test processes (ctest -j, pytest -n): one per core.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --configfile config/profiles/$(PROFILE).yaml --printshellcmds --rerun-incomplete
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --configfile config/$(PROFILE).yaml --printshellcmds --rerun-incomplete
 
-.PHONY: help setup build repro dryrun test test-cpp test-python test-fast bench clean
+.PHONY: help setup build repro dryrun test test-cpp test-python test-fast bench clean notebook
 
 help:
-	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/"
+	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/, the report, what came out"
 	@echo "make test                              C++ (GoogleTest) and Python (pytest) suites"
 	@echo "make build                             rebuild the engine and the Python extension"
 	@echo "make bench                             TPC-C throughput, instructions/txn, E1 ladder counts"
 	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
 	@echo "make paper [PROFILE=...]               the workflow, then results/paper/paper.pdf (latexmk)"
-	@echo "make report [PROFILE=...]              report.html: every figure of the last run, captioned"
+	@echo "make report [PROFILE=...]              results/report.html: every figure of the last run, captioned"
+	@echo "make notebook                          JupyterLab on notebooks/ (installs the notebook extra)"
 	@echo "make docker-repro [PROFILE=...]        build the pinned image, run workflow and paper inside it"
 	@echo "make test-asan / make test-tsan        C++ tests under ASan+UBSan / TSan (build/asan, build/tsan)"
 	@echo "make fuzz [FUZZ_SECONDS=30]            each libFuzzer target in engine/fuzz for FUZZ_SECONDS (clang)"
@@ -44,8 +45,17 @@ setup: $(VENV)/.installed
 build: setup
 	$(PY) -m pip install --quiet --no-build-isolation --no-deps -e .
 
+# The workflow, then its HTML report (every figure, captioned, the summary first),
+# then what came out: the findings table and where the summary, report and paper are.
 repro: build
 	$(SNAKEMAKE)
+	$(SNAKEMAKE) --report results/report.html
+	$(PY) workflows/scripts/run_outcome.py results
+
+# The notebooks, charts inline: JupyterLab from the `notebook` extra, on the built engine.
+notebook: build
+	$(PY) -m pip install --quiet -e ".[notebook]"
+	$(VENV)/bin/jupyter lab notebooks/
 
 dryrun: setup
 	$(SNAKEMAKE) -n
@@ -113,7 +123,7 @@ paper: build
 	$(SNAKEMAKE) paper
 
 report: build
-	$(SNAKEMAKE) --report report.html
+	$(SNAKEMAKE) --report results/report.html
 
 docker-image:
 	DBREPRO_IMAGE=$(DBREPRO_IMAGE) env/build-image.sh

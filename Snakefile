@@ -1,9 +1,9 @@
 # dbrepro: reproduce database performance studies on this machine.
 #
 #   snakemake --cores 2 --resources timed=1                      # quick profile
-#   snakemake --cores 2 --resources timed=1 --configfile config/profiles/smoke.yaml
+#   snakemake --cores 2 --resources timed=1 --configfile config/smoke.yaml
 #
-# The config (a profile in config/profiles/, or your own file) is checked
+# The config (a profile in config/: quick.yaml, smoke.yaml, full.yaml; or your own file) is checked
 # against config/schema/config.schema.yaml before anything runs.
 
 import os
@@ -16,7 +16,7 @@ min_version("8.0")
 
 
 # Relative to this file, so `snakemake -s /path/Snakefile --directory elsewhere` works.
-configfile: os.path.join(workflow.basedir, "config", "profiles", "quick.yaml")
+configfile: os.path.join(workflow.basedir, "config", "quick.yaml")
 
 
 # One line naming the bad setting (Snakemake's own check prints the schema).

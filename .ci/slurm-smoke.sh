@@ -110,7 +110,7 @@ echo "slurm-smoke: cluster up: $(sinfo --noheader --format='%P %D nodes %C cpus(
 WORK=$STATE/work
 mkdir -p "$WORK"
 "$PYTHON" -m snakemake "$STUDY" -s "$REPO/Snakefile" --directory "$WORK" \
-  --profile "$REPO/profiles/slurm" --configfile "$REPO/config/profiles/smoke.yaml" \
+  --profile "$REPO/profiles/slurm" --configfile "$REPO/config/smoke.yaml" \
   --slurm-no-account --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2 \
   --slurm-keep-successful-logs \
   --seconds-between-status-checks 2

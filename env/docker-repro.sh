@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 IMAGE=${DBREPRO_IMAGE:-dbrepro:local}
 PROFILE=${1:?usage: env/docker-repro.sh PROFILE [TARGET...] (PROFILE: smoke, quick or full)}
 shift
-[ -f "config/profiles/$PROFILE.yaml" ] || { echo "docker-repro: no profile '$PROFILE' (config/profiles/$PROFILE.yaml)" >&2; exit 2; }
+[ -f "config/$PROFILE.yaml" ] || { echo "docker-repro: no profile '$PROFILE' (config/$PROFILE.yaml)" >&2; exit 2; }
 docker image inspect "$IMAGE" >/dev/null 2>&1 || { echo "docker-repro: no image $IMAGE; build it with env/build-image.sh" >&2; exit 2; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(all paper)
@@ -41,5 +41,5 @@ fi
 exec docker run --rm --init --user "$(id -u):$(id -g)" "${flags[@]}" ${DOCKER_RUN_FLAGS:-} \
   -v "$(cd "$RESULTS_DIR" && pwd):/repro/results" "$IMAGE" \
   snakemake -s /opt/dbrepro/Snakefile --directory /repro --cores all --resources timed=1 \
-  --configfile "/opt/dbrepro/config/profiles/$PROFILE.yaml" --printshellcmds --rerun-incomplete \
+  --configfile "/opt/dbrepro/config/$PROFILE.yaml" --printshellcmds --rerun-incomplete \
   "${targets[@]}"

@@ -114,7 +114,7 @@ def _smoke_run(root: Path, repo: Path) -> dict:
             done = subprocess.run(
                 [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(folder),
                  "--cores", "2", "--resources", "timed=1",
-                 "--configfile", str(repo / "config" / "profiles" / "smoke.yaml"), *unprivileged],
+                 "--configfile", str(repo / "config" / "smoke.yaml"), *unprivileged],
                 capture_output=True, text=True, timeout=1800)
             returncode, output = done.returncode, done.stdout + done.stderr
         except subprocess.TimeoutExpired as expired:

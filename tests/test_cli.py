@@ -152,7 +152,9 @@ def test_consistency_failure_exits_1_after_writing(tmp_path, monkeypatch, capsys
     assert read_record(out)["metrics"]["consistent"] is False
 
 
-@pytest.mark.parametrize("study, expected", [("key-cache", "{build,run}"), ("quantum", "--quantum-ms")])
+@pytest.mark.parametrize("study, expected", [("key-cache", "{build,run}"), ("key_cache", "{build,run}"),
+                                             ("fifo_cache", "{run,cells,trace}"), ("quantum", "--quantum-ms"),
+                                             ("looking_glass", "--txn-type")])
 def test_run_hands_other_studies_to_their_own_command_lines(study, expected):
     done = subprocess.run([sys.executable, "-m", "dbrepro", "run", study, "--help"],
                           capture_output=True, text=True)
@@ -160,3 +162,12 @@ def test_run_hands_other_studies_to_their_own_command_lines(study, expected):
     assert expected in done.stdout
     listed = subprocess.run([sys.executable, "-m", "dbrepro", "run", "--help"], capture_output=True, text=True)
     assert study in listed.stdout
+
+
+def test_list_prints_studies_stacks_policies_and_settings():
+    done = subprocess.run([sys.executable, "-m", "dbrepro", "list"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for name in ("tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+        assert f"  {name} " in done.stdout, name
+    assert "step0" in done.stdout and "soqol" in done.stdout  # the engine's registry
+    assert "key_cache settings:" in done.stdout and "distributions" in done.stdout  # from its settings table

@@ -19,3 +19,7 @@ def test_notebook_runs(repo, tmp_path, name):
     errors = [output for cell in notebook.cells if cell.cell_type == "code"
               for output in cell.get("outputs", []) if output.get("output_type") == "error"]
     assert not errors, errors
+    # A reader sees the charts: each notebook's figures are inline outputs (no forced Agg backend).
+    images = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", [])
+              if "image/png" in output.get("data", {})]
+    assert images, f"{name} drew no inline figure"

@@ -311,7 +311,7 @@ def test_cli_errors_are_one_line_naming_the_option(python, tmp_path, args, optio
 
 def test_workflow_dry_run_lists_quantum_runs(python, repo, tmp_path):
     done = python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(tmp_path), "-n",
-                  "quantum", "--configfile", str(repo / "config" / "profiles" / "smoke.yaml"))
+                  "quantum", "--configfile", str(repo / "config" / "smoke.yaml"))
     assert done.returncode == 0, done.stderr
     assert "quantum_run" in done.stdout and "results/tables/quantum/claims.csv" in done.stdout
 

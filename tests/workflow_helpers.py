@@ -10,7 +10,7 @@ def snakemake(python, repo, workdir, *args):
 
 
 def profile(repo, name):
-    return repo / "config" / "profiles" / f"{name}.yaml"
+    return repo / "config" / f"{name}.yaml"
 
 
 def whole_dry_run(dry_run, repo, name):

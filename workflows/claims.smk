@@ -13,8 +13,17 @@ rule claims:
         md="results/tables/{study}/claims.md",
         # Written beside claims.csv by claims_common.write_claims: the original's findings
         # (the headline counts these) and our own checks.
-        findings="results/tables/{study}/findings.csv",
-        checks="results/tables/{study}/checks.csv",
+        # Both in the report, beside the study's figures (the summary is its first page).
+        findings=report(
+            "results/tables/{study}/findings.csv",
+            caption=repo_file("workflows", "report", "findings.rst"),
+            category=lambda wildcards: REPORT_CATEGORIES.get(wildcards.study, wildcards.study),
+        ),
+        checks=report(
+            "results/tables/{study}/checks.csv",
+            caption=repo_file("workflows", "report", "checks.rst"),
+            category=lambda wildcards: REPORT_CATEGORIES.get(wildcards.study, wildcards.study),
+        ),
     log:
         "results/logs/{study}/claims.log",
     params:

@@ -118,8 +118,10 @@ def build_parser() -> OneLineErrorParser:
         formatter_class=DefaultsHelpFormatter,
         epilog=(
             "commands:\n"
-            "  run tpcc           run TPC-C on the dbrepro engine and write a raw-run record\n"
-            "  run instructions   count instructions per phase of one looking-glass ladder step\n"
+            "  run STUDY          run one study's experiment and write its raw-run record; STUDY is the\n"
+            "                     workflow's name (tpcc, looking_glass, key_cache, openedge, quantum,\n"
+            "                     fifo_cache; hyphens accepted; looking_glass is also 'instructions')\n"
+            "  list               print the studies, the engine's stacks and policies, and each study's settings\n"
             "  info               print this machine's provenance (versions, CPU, counters) as JSON\n"
             "  compare            compare two runs' verdicts, finding by finding\n\n"
             "Run 'dbrepro COMMAND --help' for a command's options."
@@ -184,8 +186,13 @@ def build_parser() -> OneLineErrorParser:
     _add_instructions_parser(studies)
 
     for name, (module, summary) in DELEGATED_STUDIES.items():
-        studies.add_parser(name, help=f"{summary} (options: {PROG} run {name} --help)", add_help=False)
+        studies.add_parser(name, help=f"{summary} (options: {PROG} run {name} --help)", add_help=False,
+                           aliases=[name.replace("_", "-")] if "_" in name else [])
 
+    commands.add_parser(
+        "list", help="print the studies, the engine's stacks and policies, and each study's settings",
+        formatter_class=DefaultsHelpFormatter,
+    )
     commands.add_parser(
         "info", help="print provenance (versions, CPU, counters) as JSON", formatter_class=DefaultsHelpFormatter
     )
@@ -231,7 +238,7 @@ def _add_instructions_parser(studies) -> None:
     from . import looking_glass, tpcc
 
     parser = studies.add_parser(
-        "instructions",
+        "instructions", aliases=["looking_glass", "looking-glass"],
         help="E1 looking glass: instructions per transaction phase on one ladder step",
         description=(
             "Run one transaction type on one step of the looking-glass removal ladder\n"
@@ -507,30 +514,56 @@ def show_info(_args: argparse.Namespace) -> int:
 
 
 # Studies whose command lines live in their own modules: `dbrepro run STUDY
-# ...` hands the remaining arguments to that module's main().
+# ...` hands the remaining arguments to that module's main(). Named as the
+# workflow names them; the hyphenated spelling is accepted too.
 DELEGATED_STUDIES = {
-    "key-cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
+    "key_cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
     "openedge": ("dbrepro.openedge", "E3 OpenEdge 12 server features: the ladder of server configurations over TCP"),
     "quantum": ("dbrepro.quantum", "E4 scheduler quantum: sessions under the OS or the engine's scheduler"),
-    "fifo-cache": ("dbrepro.fifo_cache", "E5 FIFO page cache: TPC-C on a disk-backed pool per replacement policy"),
+    "fifo_cache": ("dbrepro.fifo_cache", "E5 FIFO page cache: TPC-C on a disk-backed pool per replacement policy"),
 }
+# Every study by its workflow name, with the command that runs it.
+STUDIES = {
+    "tpcc": f"{PROG} run tpcc",
+    "looking_glass": f"{PROG} run looking_glass (also: run instructions)",
+    **{name: f"{PROG} run {name}" for name in DELEGATED_STUDIES},
+}
+
+
+def show_list() -> int:
+    """Studies, the engine's stacks and policies, and the settings of each study that has an
+    engine settings table (name, default, help), all read from the engine."""
+    from . import key_cache, openedge, registry
+
+    lines = ["studies:"] + [f"  {name:<14} {command}" for name, command in STUDIES.items()]
+    lines += ["", "stacks (--stack):"] + [f"  {row['name']:<10} {row['summary']}" for row in registry.stacks()]
+    lines += ["", "cache policies (fifo_cache --policy):", "  " + ", ".join(registry.policies())]
+    for study, fields in (("tpcc", registry.run_config_fields()), ("key_cache", key_cache.config_fields()),
+                          ("openedge", openedge.config_fields())):
+        lines += ["", f"{study} settings:"]
+        lines += [f"  {field['name']:<22} default {field.get('default')!r:<14} {field.get('help', '')}"
+                  for field in fields]
+    print_lines(lines)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) >= 2 and argv[0] == "run" and argv[1] in DELEGATED_STUDIES:
+    if len(argv) >= 2 and argv[0] == "run" and argv[1].replace("-", "_") in DELEGATED_STUDIES:
         import importlib
 
-        return importlib.import_module(DELEGATED_STUDIES[argv[1]][0]).main(argv[2:])
+        return importlib.import_module(DELEGATED_STUDIES[argv[1].replace("-", "_")][0]).main(argv[2:])
     try:
         if argv[:1] == ["compare"]:  # needs no engine: do not build the engine's choices
             return run_compare(build_compare_parser().parse_args(argv[1:]))
         args = build_parser().parse_args(argv)
         if args.command == "info":
             return show_info(args)
+        if args.command == "list":
+            return show_list()
         if args.command == "compare":
             return run_compare(args)
-        if args.study == "instructions":
+        if args.study in ("instructions", "looking_glass", "looking-glass"):
             return run_instructions(args)
         return run_tpcc(args)
     except CliError as error:
