@@ -88,7 +88,9 @@ def test_tpcc_help_documents_every_option(python):
 def test_top_level_help_lists_commands(python):
     done = python("-m", "dbrepro", "--help")
     assert done.returncode == 0
-    assert "run tpcc" in done.stdout and "info" in done.stdout
+    assert "run STUDY" in done.stdout and "info" in done.stdout and "list" in done.stdout
+    for study in ("tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+        assert study in done.stdout, study
 
 
 def test_info_prints_provenance_json(python):
