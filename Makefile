@@ -9,18 +9,28 @@ BIN := $(VENV)/bin
 PY_BUILD := build/py
 # Parallel test processes (ctest -j, pytest -n): one per core.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --configfile config/$(PROFILE).yaml --printshellcmds --rerun-incomplete
+SNAKEMAKE_BASE := $(BIN)/snakemake --cores $(CORES) --resources timed=1 --printshellcmds --rerun-incomplete
+SNAKEMAKE := $(SNAKEMAKE_BASE) --configfile config/$(PROFILE).yaml
+# One folder per run: results/<profile>, or for a variation of it
+# (VARY='key_cache.threads=[1,8] key_cache.rows=4000000') results/<profile>+<settings>;
+# results/latest points at the last one. TARGET: one study's name to run it alone.
+VARY ?=
+TARGET ?=
+# The run's config laid over the profile (written when a recipe needs it, after setup).
+RUN_CONFIG = $(shell $(PY) workflows/scripts/variation.py file $(PROFILE) "$(VARY)")
+RUN_SNAKEMAKE = $(SNAKEMAKE_BASE) --configfile config/$(PROFILE).yaml $(RUN_CONFIG)
 
 .PHONY: help setup build repro dryrun test test-cpp test-python test-fast bench clean notebook
 
 help:
-	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/, the report, what came out"
+	@echo "make repro [PROFILE=smoke|quick|full]  rebuild figures and tables into results/<profile>/, the report, what came out"
+	@echo "make repro VARY='key_cache.threads=[1,8]' [TARGET=key_cache]   a variation, in results/<profile>+<settings>/"
 	@echo "make test                              C++ (GoogleTest) and Python (pytest) suites"
 	@echo "make build                             rebuild the engine and the Python extension"
 	@echo "make bench                             TPC-C throughput, instructions/txn, E1 ladder counts"
 	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
 	@echo "make paper [PROFILE=...]               the workflow, then results/paper/paper.pdf (latexmk)"
-	@echo "make report [PROFILE=...]              results/report.html: every figure of the last run, captioned"
+	@echo "make report [PROFILE=...] [VARY=...]   results/<run>/report.html: every figure of that run, captioned"
 	@echo "make notebook                          JupyterLab on notebooks/ (installs the notebook extra)"
 	@echo "make docker-repro [PROFILE=...]        build the pinned image, run workflow and paper inside it"
 	@echo "make test-asan / make test-tsan        C++ tests under ASan+UBSan / TSan (build/asan, build/tsan)"
@@ -48,9 +58,10 @@ build: setup
 # The workflow, then its HTML report (every figure, captioned, the summary first),
 # then what came out: the findings table and where the summary, report and paper are.
 repro: build
-	$(SNAKEMAKE)
-	$(SNAKEMAKE) --report results/report.html
-	$(PY) workflows/scripts/run_outcome.py results
+	$(RUN_SNAKEMAKE) $(TARGET)
+	$(RUN_SNAKEMAKE) $(TARGET) --report $(dir $(RUN_CONFIG))report.html
+	ln -sfn $(notdir $(patsubst %/,%,$(dir $(RUN_CONFIG)))) results/latest
+	$(PY) workflows/scripts/run_outcome.py $(dir $(RUN_CONFIG))
 
 # The notebooks, charts inline: JupyterLab from the `notebook` extra, on the built engine.
 notebook: build
@@ -120,10 +131,10 @@ DBREPRO_IMAGE ?= dbrepro:local
 
 paper: build
 	env/install-system-deps.sh --paper
-	$(SNAKEMAKE) paper
+	$(RUN_SNAKEMAKE) paper
 
 report: build
-	$(SNAKEMAKE) --report results/report.html
+	$(RUN_SNAKEMAKE) --report $(dir $(RUN_CONFIG))report.html
 
 docker-image:
 	DBREPRO_IMAGE=$(DBREPRO_IMAGE) env/build-image.sh

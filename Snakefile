@@ -54,4 +54,4 @@ rule all:
 # At the end of every run, where its minutes went per study (from this run's
 # Snakemake log), printed and kept in results/logs/times.csv.
 onsuccess:
-    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} results/logs/times.csv")
+    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} {RESULTS}/logs/times.csv")

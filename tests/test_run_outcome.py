@@ -24,3 +24,34 @@ def test_it_prints_the_findings_table_and_the_paths(smoke_run):
 def test_a_folder_without_a_summary_is_one_line(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "no summary" in done.stderr
+
+
+def test_a_study_run_alone_is_counted_from_its_findings(tmp_path):
+    tables = tmp_path / "tables" / "key_cache"
+    tables.mkdir(parents=True)
+    (tables / "findings.csv").write_text("study,id,reproduced\nkey_cache,a,yes\nkey_cache,b,inconclusive\n")
+    (tables / "checks.csv").write_text("study,id,reproduced\nkey_cache,c,no\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "key_cache: findings 1 yes, 0 no, 1 inconclusive of 2; checks 0 yes, 1 no, 0 inconclusive of 1" in done.stdout
+
+
+def test_a_variation_gets_its_own_folder_and_config(tmp_path, monkeypatch):
+    """make repro VARY=...: the run's folder is named by the profile and the settings, and
+    its config file lays them over the profile, section by section (issue 31)."""
+    variation = SCRIPT.with_name("variation.py")
+    monkeypatch.chdir(tmp_path)
+    named = subprocess.run([sys.executable, str(variation), "name", "quick",
+                            "key_cache.threads=[1,8] key_cache.rows=4000000"], capture_output=True, text=True)
+    assert named.stdout.strip() == "quick+key_cache.threads=1,8+key_cache.rows=4000000"
+    written = subprocess.run([sys.executable, str(variation), "file", "smoke", "key_cache.threads=[1,8]"],
+                             capture_output=True, text=True)
+    import yaml
+
+    config = yaml.safe_load((tmp_path / written.stdout.strip()).read_text())
+    assert config == {"results_dir": "results/smoke+key_cache.threads=1,8", "variation": "key_cache.threads=[1,8]",
+                      "key_cache": {"threads": [1, 8]}}
+    plain = subprocess.run([sys.executable, str(variation), "file", "quick"], capture_output=True, text=True)
+    assert plain.stdout.strip() == "results/quick/variation.yaml"
+    bad = subprocess.run([sys.executable, str(variation), "name", "quick", "threads"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "PATH=VALUE" in bad.stderr

@@ -9,23 +9,23 @@ rule claims:
         unpack(lambda wildcards: {**CLAIMS[wildcards.study]["input"], "criteria": claims_criteria(wildcards.study),
                                   "foreign_load": claims_criteria("foreign_load")}),
     output:
-        csv="results/tables/{study}/claims.csv",
-        md="results/tables/{study}/claims.md",
+        csv=f"{RESULTS}/tables/{{study}}/claims.csv",
+        md=f"{RESULTS}/tables/{{study}}/claims.md",
         # Written beside claims.csv by claims_common.write_claims: the original's findings
         # (the headline counts these) and our own checks.
         # Both in the report, beside the study's figures (the summary is its first page).
         findings=report(
-            "results/tables/{study}/findings.csv",
+            f"{RESULTS}/tables/{{study}}/findings.csv",
             caption=repo_file("workflows", "report", "findings.rst"),
             category=lambda wildcards: REPORT_CATEGORIES.get(wildcards.study, wildcards.study),
         ),
         checks=report(
-            "results/tables/{study}/checks.csv",
+            f"{RESULTS}/tables/{{study}}/checks.csv",
             caption=repo_file("workflows", "report", "checks.rst"),
             category=lambda wildcards: REPORT_CATEGORIES.get(wildcards.study, wildcards.study),
         ),
     log:
-        "results/logs/{study}/claims.log",
+        f"{RESULTS}/logs/{{study}}/claims.log",
     params:
         settings=lambda wildcards: CLAIMS[wildcards.study]["settings"],
     wildcard_constraints:

@@ -19,6 +19,14 @@ DBREPRO = f"{PYTHON} -m dbrepro"
 # may be elsewhere (`--directory`).
 REPO = workflow.basedir
 
+# Where this run writes everything (raw records, tables, figures, logs, the
+# summary, the paper): `results` by default; `make repro` names one folder per
+# run (results/<profile>, results/<profile>+<overrides>). A relative path
+# inside the working tree, so that a run never writes outside it unasked.
+RESULTS = str(config.get("results_dir") or "results").rstrip("/")
+if os.path.isabs(RESULTS) or ".." in RESULTS.split("/") or not RESULTS.split("/")[0] == "results":
+    raise ValueError(f"results_dir: {RESULTS!r} must be results or a folder under results/ (a relative path)")
+
 # Final outputs of every study; each study's .smk extends it.
 STUDY_TARGETS = []
 
@@ -32,20 +40,20 @@ wildcard_constraints:
 
 def raw_path(study, name):
     """Raw-run record of run `name` in repeat `{rep}` (a wildcard)."""
-    return f"results/raw/{study}/rep{{rep}}/{name}.json"
+    return f"{RESULTS}/raw/{study}/rep{{rep}}/{name}.json"
 
 
 def log_path(study, name):
-    return f"results/logs/{study}/{name}.log"
+    return f"{RESULTS}/logs/{study}/{name}.log"
 
 
 def table_path(study, name):
-    return f"results/tables/{study}/{name}.csv"
+    return f"{RESULTS}/tables/{study}/{name}.csv"
 
 
 def figure_paths(study, name):
     """The PNG and PDF of one figure, as a dict for named outputs."""
-    return {ext: f"results/figures/{study}/{name}.{ext}" for ext in ("png", "pdf")}
+    return {ext: f"{RESULTS}/figures/{study}/{name}.{ext}" for ext in ("png", "pdf")}
 
 
 def repo_file(*parts):
@@ -110,11 +118,11 @@ def after_previous_repeat(pattern, grid):
     """
     runs_per_repeat = len(expand_repeats(pattern, grid, repeats=[1]))
     if runs_per_repeat > 1:
-        study = pattern.split("/")[2]  # results/raw/<study>/...
+        study = pattern[len(RESULTS) + 1:].split("/")[1]  # <results>/raw/<study>/...
         name = "-".join(grid)  # the grid's axes, e.g. policy-percent-terminals
         key = f"{study}/{name}"
         REPEAT_GRIDS[key] = {"pattern": pattern, "grid": grid}
-        barrier = f"results/tmp/{study}/repeats/{name}/rep{{rep}}.done"
+        barrier = f"{RESULTS}/tmp/{study}/repeats/{name}/rep{{rep}}.done"
 
     def inputs(wildcards):
         rep = int(wildcards.rep)
@@ -177,7 +185,7 @@ FOREIGN_LOAD_ENV = (
 )
 # The run's streak of cells still disturbed after their reruns (dbrepro.host_load,
 # PersistentLoad): one file per run, started afresh by each invocation.
-FOREIGN_LOAD_STREAK = os.path.abspath("results/tmp/foreign_load_streak")
+FOREIGN_LOAD_STREAK = os.path.abspath(f"{RESULTS}/tmp/foreign_load_streak")
 if os.path.exists(FOREIGN_LOAD_STREAK):
     os.remove(FOREIGN_LOAD_STREAK)
 os.environ["DBREPRO_FOREIGN_LOAD_STATE"] = FOREIGN_LOAD_STREAK

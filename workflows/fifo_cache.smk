@@ -29,9 +29,9 @@ FC_GRID = {
 }
 FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
-FC_TRACE = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
-FC_TRACE_RECORD = f"results/tmp/{FC_STUDY}/trace_w{{warehouses}}.json"  # its run: database pages, warm-up references
-FC_SCALE_RUN = f"results/raw/{FC_STUDY}/scale/seed{{seed}}/{{policy}}_w{{warehouses}}_p{{percent}}.json"
+FC_TRACE = f"{RESULTS}/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
+FC_TRACE_RECORD = f"{RESULTS}/tmp/{FC_STUDY}/trace_w{{warehouses}}.json"  # its run: database pages, warm-up references
+FC_SCALE_RUN = f"{RESULTS}/raw/{FC_STUDY}/scale/seed{{seed}}/{{policy}}_w{{warehouses}}_p{{percent}}.json"
 FC_SCALE_GRID = {
     "policy": FC["scale_policies"],
     "warehouses": FC["scale_warehouses"],
@@ -60,7 +60,7 @@ def fc_table(name):
 
 FC_TARGETS = [
     *(fc_table(name) for name in ("throughput", "scale", "hit_curve", "claims")),
-    f"results/tables/{FC_STUDY}/claims.md",
+    f"{RESULTS}/tables/{FC_STUDY}/claims.md",
     *register_figure(FC_STUDY, "hit_ratio", fc_table("scale"), FC_PAPER),
     *register_figure(FC_STUDY, "trace_hit_ratio", fc_table("hit_curve"), FC_PAPER),
     *register_figure(FC_STUDY, "nopm", fc_table("throughput"), FC_PAPER),

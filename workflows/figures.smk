@@ -26,13 +26,13 @@ rule figure:
         unpack(figure_inputs),
     output:
         png=report(
-            "results/figures/{study}/{name}.png",
+            f"{RESULTS}/figures/{{study}}/{{name}}.png",
             caption=repo_file("workflows", "report", "figure.rst"),
             category=lambda wildcards: REPORT_CATEGORIES.get(wildcards.study, wildcards.study),
         ),
-        pdf="results/figures/{study}/{name}.pdf",
+        pdf=f"{RESULTS}/figures/{{study}}/{{name}}.pdf",
     log:
-        "results/logs/{study}/figure_{name}.log",
+        f"{RESULTS}/logs/{{study}}/figure_{{name}}.log",
     params:
         argv=figure_argv,
         caption=lambda wildcards: report_caption_text(wildcards.study, wildcards.name),

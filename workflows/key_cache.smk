@@ -22,7 +22,7 @@
 
 KC = config["key_cache"]
 KC_STUDY = "key_cache"
-KC_TABLE_DIR = f"results/tmp/{KC_STUDY}/sbtest"
+KC_TABLE_DIR = f"{RESULTS}/tmp/{KC_STUDY}/sbtest"
 KC_TABLE = {name: f"{KC_TABLE_DIR}/sbtest.{name}" for name in ("MYD", "MYI")}
 KC_RUN = raw_path(KC_STUDY, "model")
 KC_REPEATS = list(range(1, (KC["repeats"] or config["repeats"]) + 1))
@@ -44,7 +44,7 @@ def kc_grid_options(grids):
 # The real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file).
 KCM = KC["mariadb"]
 KCM_ON = bool(KCM["enabled"])
-KCM_DIR = f"results/tmp/{KC_STUDY}/mariadb"
+KCM_DIR = f"{RESULTS}/tmp/{KC_STUDY}/mariadb"
 KCM_DATADIR = f"{KCM_DIR}/datadir"
 KCM_TABLE = f"{KCM_DIR}/table.json"
 KCM_RUN = raw_path(KC_STUDY, "mariadb")
@@ -55,7 +55,7 @@ KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "r
 
 KC_TARGETS = [
     *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "cache_sizes", "claims")),
-    f"results/tables/{KC_STUDY}/claims.md",
+    f"{RESULTS}/tables/{KC_STUDY}/claims.md",
     *register_figure(KC_STUDY, "heatmap", kc_table("throughput")),
     *register_figure(KC_STUDY, "relative", kc_table("relative")),
     *register_figure(KC_STUDY, "cache_size", kc_table("cache_sizes")),

@@ -20,7 +20,7 @@ LG_STUDY = "looking_glass"
 # stripped engine, 11 = optimal kernel.
 LG_STEPS = sorted(row["step"] for row in registry.stacks() if row["study"] == LG_STUDY)
 LG_TXNS = ["new_order", "payment"]
-LG_COUNT = f"results/raw/{LG_STUDY}/instructions/seed{{seed}}/step{{step}}_{{txn}}.json"
+LG_COUNT = f"{RESULTS}/raw/{LG_STUDY}/instructions/seed{{seed}}/step{{step}}_{{txn}}.json"
 # Counts are deterministic for one input, so each runs once per seed: a count
 # claim holds only if it holds on every seed. The first seed's counts are the
 # tables and figures; the claims read every seed's (instructions_seeds).
@@ -29,7 +29,7 @@ LG_LADDER_RUN = raw_path(f"{LG_STUDY}/ladder", "step{step}")
 LG_LADDER_GRID = {"step": LG["ladder"]["steps"]}
 LG_PAPER = repo_file("workflows", "data", "looking_glass_paper.yaml")
 # A flushing log (steps 0-1) writes to a file here: a known disk, not a tmpfs.
-LG_LOG_DIR = f"results/tmp/{LG_STUDY}"
+LG_LOG_DIR = f"{RESULTS}/tmp/{LG_STUDY}"
 
 
 def lg_table(name):
@@ -39,7 +39,7 @@ def lg_table(name):
 LG_TARGETS = [
     *(lg_table(name) for name in ("instructions", "instructions_seeds", "switches", "components", "ladder",
                                   "claims")),
-    f"results/tables/{LG_STUDY}/claims.md",
+    f"{RESULTS}/tables/{LG_STUDY}/claims.md",
     # Figures 5-8 of the paper and the throughput ladder, each from its table.
     *register_figure(LG_STUDY, "fig5_payment", lg_table("instructions"), LG_PAPER,
                      script="looking_glass_phases.py", args=["payment"]),

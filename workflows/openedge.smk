@@ -18,7 +18,7 @@ OE_RUN = raw_path(OE_STUDY, "ladder")
 OE_REPEATS = list(range(1, (OE["repeats"] or config["repeats"]) + 1))
 # The optimistic cursor measured where it matters: an index scan whose cursor
 # stays in one index block for many records (counts, so one pass of two steps).
-OE_SCAN_RUN = f"results/raw/{OE_STUDY}/scan.json"
+OE_SCAN_RUN = f"{RESULTS}/raw/{OE_STUDY}/scan.json"
 OE_SCAN_STEPS = "0,1"
 # SSJ against MTDBS again with latency added to every client request: the
 # article's "the gain grows with latency" (0 in the profile: no such runs).
@@ -45,7 +45,7 @@ def oe_options():
 
 OE_TARGETS = [
     *(oe_table(name) for name in (*OE_TABLES, "claims")),
-    f"results/tables/{OE_STUDY}/claims.md",
+    f"{RESULTS}/tables/{OE_STUDY}/claims.md",
     *register_figure(OE_STUDY, "ladder", oe_table("ladder")),
     *register_figure(OE_STUDY, "user_stddev", oe_table("users")),
     *register_figure(OE_STUDY, "traffic", oe_table("traffic")),

@@ -11,7 +11,7 @@
 
 import glob
 
-PAPER_DIR = "results/paper"
+PAPER_DIR = f"{RESULTS}/paper"
 
 
 rule paper:
@@ -35,10 +35,10 @@ rule paper_pdf:
     output:
         pdf=f"{PAPER_DIR}/paper.pdf",
     log:
-        "results/logs/paper/paper.log",
+        f"{RESULTS}/logs/paper/paper.log",
     params:
         profile=config["profile"],
     localrule: True
     shell:
-        "{PYTHON} {input.code:q} --results results --paper {REPO:q}/paper --out {PAPER_DIR}"
+        "{PYTHON} {input.code:q} --results {RESULTS:q} --paper {REPO:q}/paper --out {PAPER_DIR}"
         " --profile {params.profile:q} > {log:q} 2>&1"

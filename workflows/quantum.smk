@@ -39,13 +39,13 @@ def qt_runs():
 
 
 QT_RUNS = qt_runs()
-QT_SIZING = f"results/raw/{QT_STUDY}/sizing.json"
+QT_SIZING = f"{RESULTS}/raw/{QT_STUDY}/sizing.json"
 QT_RUN = raw_path(QT_STUDY, "{run}")
 QT_GRID = {"run": list(QT_RUNS)}
 QT_TABLES = ["runs", "workload1", "workload2"]
 QT_TARGETS = [
     *(table_path(QT_STUDY, name) for name in (*QT_TABLES, "claims")),
-    f"results/tables/{QT_STUDY}/claims.md",
+    f"{RESULTS}/tables/{QT_STUDY}/claims.md",
     *register_figure(QT_STUDY, "mean_session_time", table_path(QT_STUDY, "runs")),
 ]
 STUDY_TARGETS.extend(QT_TARGETS)

@@ -15,7 +15,7 @@ rule repeat_done:
             )
         ],
     output:
-        touch("results/tmp/{study}/repeats/{grid}/rep{rep}.done"),
+        touch(f"{RESULTS}/tmp/{{study}}/repeats/{{grid}}/rep{{rep}}.done"),
     wildcard_constraints:
         study="|".join(sorted({key.split("/")[0] for key in REPEAT_GRIDS})),
         grid="|".join(sorted({key.split("/")[1] for key in REPEAT_GRIDS})),

@@ -14,9 +14,9 @@ rule summary:
         SUMMARY_INPUTS,
         **{study: table_path(study, "claims") for study in SUMMARY_STUDIES},
     output:
-        md="results/summary.md",
+        md=f"{RESULTS}/summary.md",
         html=report(
-            "results/summary.html",
+            f"{RESULTS}/summary.html",
             caption=repo_file("workflows", "report", "summary.rst"),
             category=REPORT_SUMMARY_CATEGORY,
         ),
@@ -27,4 +27,4 @@ rule summary:
         "scripts/summary.py"
 
 
-STUDY_TARGETS.extend(["results/summary.md", "results/summary.html"])
+STUDY_TARGETS.extend([f"{RESULTS}/summary.md", f"{RESULTS}/summary.html"])

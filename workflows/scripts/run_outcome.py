@@ -12,17 +12,38 @@ import sys
 from pathlib import Path
 
 
+def _study_lines(results: Path) -> list[str]:
+    """Without a summary (one study run alone, TARGET=<study>): each study's verdicts, counted
+    from its findings.csv and checks.csv as the workflow wrote them."""
+    import csv
+
+    lines = []
+    for findings in sorted((results / "tables").glob("*/findings.csv")):
+        counted = []
+        for name in ("findings", "checks"):
+            path = findings.with_name(f"{name}.csv")
+            rows = list(csv.DictReader(path.open(encoding="utf-8"))) if path.is_file() else []
+            verdicts = [row.get("reproduced", "") for row in rows]
+            counted.append(f"{name} {verdicts.count('yes')} yes, {verdicts.count('no')} no, "
+                           f"{verdicts.count('inconclusive')} inconclusive of {len(rows)}")
+        lines.append(f"{findings.parent.name}: " + "; ".join(counted) + f" ({findings.parent / 'claims.md'})")
+    return lines
+
+
 def outcome(results: Path, report: Path | None = None) -> str:
     summary = results / "summary.md"
-    if not summary.is_file():
-        raise FileNotFoundError(f"{summary}: no summary (the workflow has not finished a run here)")
-    lines = summary.read_text(encoding="utf-8").splitlines()
-    headline = next((line for line in lines if line.startswith("**") and "findings" in line), "")
-    table = [line for line in lines if line.startswith("| ")]
     out = ["", "What came out:", ""]
-    if headline:
-        out += [headline.replace("**", ""), ""]
-    out += table + [""]
+    if summary.is_file():
+        lines = summary.read_text(encoding="utf-8").splitlines()
+        headline = next((line for line in lines if line.startswith("**") and "findings" in line), "")
+        if headline:
+            out += [headline.replace("**", ""), ""]
+        out += [line for line in lines if line.startswith("| ")] + [""]
+    else:
+        studies = _study_lines(results)
+        if not studies:
+            raise FileNotFoundError(f"{summary}: no summary and no study's findings (no finished run here)")
+        out += studies + [""]
     where = [("summary", summary), ("summary (HTML)", results / "summary.html"),
              ("report", report or results / "report.html"), ("paper", results / "paper" / "paper.pdf"),
              ("where the minutes went", results / "logs" / "times.csv")]

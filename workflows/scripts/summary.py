@@ -229,14 +229,17 @@ def _at(findings: pd.DataFrame, setting: str) -> str:
     return f"{cc.counts(at)['yes']}/{len(at)}" if len(at) else "-"
 
 
-def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None) -> str:
+def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None,
+                     variation: str = "") -> str:
     about = about or machine()
     loads = load_averages(results)
     now = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
     changes = criteria_changes()
     lines = [
         "# dbrepro: summary of this run", "",
-        f"- profile: `{profile}`",
+        f"- profile: `{profile}`" + (f", varied: `{variation}` (this run's settings differ from the profile's, "
+                                     "so its verdicts are not the profile's; where the profile had the "
+                                     "original's setting, this run does not)" if variation else ""),
         f"- commit: `{about['commit']}`" + (" (with uncommitted changes)" if about.get("dirty") else ""),
         f"- machine: {about['cpu']}, {about['cpus']} usable CPU(s), Linux {about['kernel']}",
         "- load average (1 min) before the timed runs: "
@@ -338,11 +341,12 @@ def markdown_to_html(text: str) -> str:
             + "\n".join(body) + "</body></html>\n")
 
 
-def main(results_dir, profile, out_md, out_html, claims_paths: dict[str, str] | None = None) -> str:
+def main(results_dir, profile, out_md, out_html, claims_paths: dict[str, str] | None = None,
+         variation: str = "") -> str:
     results = Path(results_dir)
     paths = {study: Path(p) for study, p in (claims_paths or {}).items()} or {
         study: results / "tables" / study / "claims.csv" for study in STUDIES}
-    text = summary_markdown(results, profile, paths)
+    text = summary_markdown(results, profile, paths, variation=variation)
     Path(out_md).write_text(text, encoding="utf-8")
     Path(out_html).write_text(markdown_to_html(text), encoding="utf-8")
     return text
@@ -352,8 +356,10 @@ if "snakemake" in globals():
     with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
         sys.stderr = log
         inputs = snakemake.input  # noqa: F821
-        main("results", snakemake.config.get("profile", ""), snakemake.output.md, snakemake.output.html,  # noqa: F821
-             {study: getattr(inputs, study) for study in STUDIES if hasattr(inputs, study)})
+        main(str(Path(snakemake.output.md).parent), snakemake.config.get("profile", ""),  # noqa: F821
+             snakemake.output.md, snakemake.output.html,  # noqa: F821
+             {study: getattr(inputs, study) for study in STUDIES if hasattr(inputs, study)},
+             snakemake.config.get("variation", ""))  # noqa: F821
 elif __name__ == "__main__":
     if len(sys.argv) != 5:
         raise SystemExit(__doc__)
