@@ -18,7 +18,8 @@ VARY ?=
 TARGET ?=
 # The run's config laid over the profile (written when a recipe needs it, after setup).
 RUN_CONFIG = $(shell $(PY) workflows/scripts/variation.py file $(PROFILE) "$(VARY)")
-RUN_SNAKEMAKE = $(SNAKEMAKE_BASE) --configfile config/$(PROFILE).yaml $(RUN_CONFIG)
+# Last on the line: --configfile takes every word after it.
+RUN_CONFIGS = --configfile config/$(PROFILE).yaml $(RUN_CONFIG)
 
 .PHONY: help setup build repro dryrun test test-cpp test-python test-fast bench clean notebook
 
@@ -58,8 +59,8 @@ build: setup
 # The workflow, then its HTML report (every figure, captioned, the summary first),
 # then what came out: the findings table and where the summary, report and paper are.
 repro: build
-	$(RUN_SNAKEMAKE) $(TARGET)
-	$(RUN_SNAKEMAKE) $(TARGET) --report $(dir $(RUN_CONFIG))report.html
+	$(SNAKEMAKE_BASE) $(TARGET) $(RUN_CONFIGS)
+	$(SNAKEMAKE_BASE) $(TARGET) --report $(dir $(RUN_CONFIG))report.html $(RUN_CONFIGS)
 	ln -sfn $(notdir $(patsubst %/,%,$(dir $(RUN_CONFIG)))) results/latest
 	$(PY) workflows/scripts/run_outcome.py $(dir $(RUN_CONFIG))
 
@@ -131,10 +132,10 @@ DBREPRO_IMAGE ?= dbrepro:local
 
 paper: build
 	env/install-system-deps.sh --paper
-	$(RUN_SNAKEMAKE) paper
+	$(SNAKEMAKE_BASE) paper $(RUN_CONFIGS)
 
 report: build
-	$(RUN_SNAKEMAKE) --report $(dir $(RUN_CONFIG))report.html
+	$(SNAKEMAKE_BASE) --report $(dir $(RUN_CONFIG))report.html $(RUN_CONFIGS)
 
 docker-image:
 	DBREPRO_IMAGE=$(DBREPRO_IMAGE) env/build-image.sh

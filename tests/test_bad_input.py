@@ -89,9 +89,12 @@ def changed(config, path: str, value):
         ("key_cache.segments", [1, 2], "key_cache.segments", "0 = off, required"),
         ("quantum.quanta_ms", [10], "quantum.quanta_ms", "is too short"),
         # unknown settings (typos), at every level
-        ("repeat", 2, "", "unknown setting 'repeat' (allowed: profile, repeats, timed_runs_alone, tpcc,"),
+        ("repeat", 2, "", "unknown setting 'repeat' (allowed: profile, repeats, results_dir, variation, timed_runs_alone,"),
         ("tpcc.warehouse", [1], "tpcc", "unknown setting 'warehouse' (allowed: warehouses, variants,"),
         ("looking_glass.ladder.step", [0], "looking_glass.ladder", "unknown setting 'step' (allowed: warehouses,"),
+        # a run's folder outside results/ (make repro names one per run: results/<profile>)
+        ("results_dir", "/etc", "results_dir", "does not match"),
+        ("results_dir", "elsewhere", "results_dir", "does not match"),
         # a bad profile name
         ("profile", "", "profile", "should be non-empty"),
         ("profile", 5, "profile", "5 is not of type 'string'"),

@@ -258,7 +258,7 @@ def _smk_settings(timed_runs_alone: bool):
     # `os` with an environment of its own: the snippet names Snakemake's process in os.environ.
     namespace = {"os": SimpleNamespace(environ={}, getpid=os.getpid, path=os.path, remove=os.remove),
                  "repo_file": lambda *parts: str(REPO.joinpath(*parts)),
-                 "config": {"timed_runs_alone": timed_runs_alone}}
+                 "config": {"timed_runs_alone": timed_runs_alone}, "RESULTS": "results"}
     exec(compile(text[start:end], "common.smk", "exec"), namespace)
     return namespace
 
