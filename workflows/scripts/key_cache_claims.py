@@ -356,7 +356,11 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_p
     model = in_scope(load_runs(run_paths), criteria.scope)
     vs = pd.read_csv(model_vs_real_path) if model_vs_real_path else None
     found = claims(model, common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason, vs)
-    return cc.write_claims(found, criteria, csv_path, md_path, preamble=cc.load_account(model, mariadb))
+    judged = (f"The claims judge the cells with the whole index cached and each thread's points drawn "
+              f"the {criteria.scope.get('distribution', common.ARTICLE_DISTRIBUTION)} way (the criteria's scope); "
+              "both draws, cell by cell, are in model_vs_real.csv and mutex_account.csv.")
+    return cc.write_claims(found, criteria, csv_path, md_path,
+                           preamble="\n\n".join(part for part in (cc.load_account(model, mariadb), judged) if part))
 
 
 if "snakemake" in globals():
