@@ -62,16 +62,32 @@ def test_run_tpcc_stub_is_the_field_table():
     assert tpcc.PARAMETERS == tuple(names)
 
 
-def test_key_cache_run_stub_is_the_field_table():
+def _stub_is_the_field_table(function: str, fields) -> None:
+    """The stub of `function` in _engine.pyi lists the table's settings in order, with its defaults."""
     tree = ast.parse((REPO / "bindings" / "dbrepro" / "_engine.pyi").read_text())
-    stub = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "key_cache_run")
-    fields = _engine.key_cache_config_fields()
+    stub = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
     assert [a.arg for a in stub.args.kwonlyargs] == [f["name"] for f in fields]
     for arg, default in zip(stub.args.kwonlyargs, stub.args.kw_defaults):
-        if default is not None:  # table_dir: required here, "" in the table
+        if default is not None:  # a setting the stub requires (key_cache's table_dir: "" in the table)
             value = ast.literal_eval(default)
             expected = next(f["default"] for f in fields if f["name"] == arg.arg)
             assert (list(value) if isinstance(value, tuple) else value) == expected, arg.arg
+
+
+def test_key_cache_run_stub_is_the_field_table():
+    _stub_is_the_field_table("key_cache_run", _engine.key_cache_config_fields())
+
+
+def test_run_sessions_stub_is_e4s_field_table():
+    """E4 has one settings table in the engine (issue 31): the stub and the defaults are its."""
+    _stub_is_the_field_table("run_sessions", _engine.quantum_config_fields())
+    assert _engine.quantum_config()["scheduler"] == "engine"
+    with pytest.raises(ValueError, match=r"^scheduler: invalid choice 'fifo'"):
+        _engine.quantum_config(scheduler="fifo")
+    with pytest.raises(ValueError, match=r"^workload: invalid choice 'io'"):
+        _engine.quantum_config(workload="io")
+    with pytest.raises(ValueError, match=r"^sessions_per_cpu: must be >= 1"):
+        _engine.quantum_config(sessions_per_cpu=0)
 
 
 @pytest.mark.parametrize("settings, message", [

@@ -115,19 +115,27 @@ def key_cache_config_fields() -> list[dict[str, Any]]:
 
 def run_sessions(
     *,
-    scheduler: str,
-    workload: str,
-    cpus: int,
-    pinned: bool,
-    sessions_per_cpu: int,
-    quantum_ms: float,
-    cpu_iterations: int,
-    table_bytes: int,
-    passes: int,
+    scheduler: str = "engine",
+    workload: str = "cpu",
+    cpus: int = 1,
+    pinned: bool = True,
+    sessions_per_cpu: int = 1,
+    quantum_ms: float = 100.0,
+    cpu_iterations: int = 10000000,
+    table_bytes: int = 8388608,
+    passes: int = 25,
     page_size: int = 8192,
 ) -> dict[str, Any]:
     """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
-    OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums."""
+    OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings
+    are E4's table's (engine/src/sched/sessions_fields.hpp; quantum_config_fields() lists them)."""
+
+def quantum_config(**settings: Any) -> dict[str, Any]:
+    """E4's session runs, every setting checked as a run checks it, defaults filled in; ValueError names
+    the first bad one."""
+
+def quantum_config_fields() -> list[dict[str, Any]]:
+    """The settings of E4's session runs: name, type, default, help."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
