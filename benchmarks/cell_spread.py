@@ -44,11 +44,13 @@ def mariadb_arms(workdir: Path, rows: int, seconds: float, threads: int, points:
     paths = kcm.tools()
     index_bytes = (datadir / kcm.DATABASE / f"{kcm.TABLE}.MYI").stat().st_size
     arms = {0: [], 32: []}
+    script = kcm.key_cache_workload.write_script(kcm.script_path(datadir))
+    common = dict(threads=threads, points=points, distribution="special", rows=rows, seed=303)
     with PrivateServer(datadir, options=kcm.server_options(kcm.buffer_for_index(index_bytes))) as server:
         for _ in range(repeats):
+            kcm.warm_up(server, paths, script, seconds=1, **common)  # one per cell, as the workflow's runs
             for segments in arms:
-                run = kcm.one_run(server, paths, segments=segments, threads=threads, points=points,
-                                  seconds=int(seconds), warmup_seconds=1, rows=rows, seed=303)
+                run = kcm.one_run(server, paths, script, segments=segments, seconds=int(seconds), **common)
                 arms[segments].append(run["queries_per_second"])
     return arms
 
@@ -116,7 +118,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--workdir", default=None, help="keeps the table between calls (default: a temporary one)")
     a = parser.parse_args(argv)
-    rows = a.rows or (200_000 if a.engine == "mariadb" else 1_000_000)
+    rows = a.rows or 2_000_000  # quick's table, the same for the model and MariaDB
     arms_of = {"mariadb": mariadb_arms, "model": model_arms, "looking_glass": looking_glass_arms}.get(a.engine)
     lengths = a.transactions if a.engine == "fifo_cache" else a.seconds
     with tempfile.TemporaryDirectory(prefix="dbrepro_spread_") as tmp:

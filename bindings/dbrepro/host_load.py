@@ -159,7 +159,11 @@ def _process_stats(proc: Path) -> dict[int, tuple[int, int]]:
 def tree_ticks(roots: Iterable[int], proc: str | os.PathLike = "/proc") -> tuple[int, set[int]]:
     """CPU ticks of the processes `roots` and all their live descendants (each
     counted once), and their pids."""
-    stats = _process_stats(Path(proc))
+    return _tree_ticks_of(_process_stats(Path(proc)), roots)
+
+
+def _tree_ticks_of(stats: dict[int, tuple[int, int]], roots: Iterable[int]) -> tuple[int, set[int]]:
+    """tree_ticks over one reading of /proc (so that several trees are read at one instant)."""
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in stats.items():
         children.setdefault(ppid, []).append(pid)
@@ -203,8 +207,9 @@ class HostLoadMeter:
 
     def _sample(self) -> tuple[float, int, int, int, int]:
         busy, interrupts, steal = read_cpu_ticks_detail(self.proc)
-        own, _ = tree_ticks(self._roots(), self.proc)
-        kernel_threads, _ = tree_ticks([KTHREADD_PID], self.proc)
+        stats = _process_stats(self.proc)  # one reading of /proc for both trees
+        own, _ = _tree_ticks_of(stats, self._roots())
+        kernel_threads, _ = _tree_ticks_of(stats, [KTHREADD_PID])
         return time.perf_counter(), busy, steal, own, kernel_threads + interrupts
 
     def start(self) -> HostLoadMeter:

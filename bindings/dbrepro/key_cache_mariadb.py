@@ -158,6 +158,13 @@ def sysbench_argv(paths: dict[str, str], socket: str, script: str | os.PathLike,
                 rows=rows, points=points, distribution=distribution, seed=seed)]
 
 
+def query_argv(paths: dict[str, str], socket: str, script: str | os.PathLike, *, threads: int, points: int,
+               distribution: str, rows: int, seed: int) -> list[str]:
+    """sysbench running the workload's query from `threads` clients until --time ends it."""
+    return [*sysbench_argv(paths, socket, script, rows=rows, points=points, distribution=distribution, seed=seed),
+            f"--threads={threads}", "--events=0", "--percentile=95"]
+
+
 def instrument_totals(server: PrivateServer) -> dict[str, tuple[int, float]]:
     """performance_schema's (count, total wait in microseconds) of MUTEX_INSTRUMENT and
     DATA_FILE_INSTRUMENT, summed over their instances (one mutex per segment)."""
@@ -267,8 +274,8 @@ def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathL
         raise ServerError(f"LOAD INDEX INTO CACHE: {loaded}")
     active = server.query("SELECT SEGMENTS FROM information_schema.KEY_CACHES "
                           "WHERE KEY_CACHE_NAME = 'default' LIMIT 1")
-    workload = [*sysbench_argv(paths, server.socket, script, rows=rows, points=points, distribution=distribution,
-                               seed=seed), f"--threads={threads}", "--events=0", "--percentile=95"]
+    workload = query_argv(paths, server.socket, script, threads=threads, points=points, distribution=distribution,
+                          rows=rows, seed=seed)
     before, cpu, switches, sysbench_cpu = server.global_status(), server.cpu_seconds(), \
         server.context_switches(), _children_cpu()
     waits_before = instrument_totals(server)
@@ -323,9 +330,9 @@ def warm_up(server: PrivateServer, paths: dict[str, str], script: str | os.PathL
     the data file's pages into the OS cache and the server's threads started; each setting
     then reloads the index itself."""
     if seconds:
-        _run_checked([*sysbench_argv(paths, server.socket, script, rows=rows, points=points,
-                                     distribution=distribution, seed=seed), f"--threads={threads}", "--events=0",
-                      f"--time={seconds}", "run"], "sysbench warm-up", seconds + 600)
+        _run_checked([*query_argv(paths, server.socket, script, threads=threads, points=points,
+                                  distribution=distribution, rows=rows, seed=seed), f"--time={seconds}", "run"],
+                     "sysbench warm-up", seconds + 600)
 
 
 def run(*, datadir: str | os.PathLike, table: str | os.PathLike, threads: Sequence[int] = (1, 4),

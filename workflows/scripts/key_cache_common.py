@@ -64,6 +64,27 @@ def article_cache(frame: pd.DataFrame) -> pd.DataFrame:
     return cells_at_fraction(frame, ARTICLE_FRACTION)
 
 
+MIN_REPEATS = 5  # as a timed claim's min_repeats: fewer repeats give no interval
+
+
+def paired_gain_interval(on: pd.Series, off: pd.Series) -> tuple[int, float, float]:
+    """The repeats both arms have, and the 95% interval of the gain (%) of `on` over `off`
+    paired by repeat (the arms of a repeat ran back to back); NaN below MIN_REPEATS.
+    `on` and `off` are claims_common.by_repeat samples."""
+    import math
+
+    import numpy as np
+
+    import claims_common as cc
+
+    samples = cc.align([on, off])
+    if len(samples[0]) < MIN_REPEATS:
+        return len(samples[0]), math.nan, math.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = cc.bootstrap_interval(samples, cc.median_effect("pct_change"), paired=samples.paired)
+    return len(samples[0]), low, high
+
+
 def relative_gains(throughput: pd.DataFrame) -> pd.DataFrame:
     """segments, index_fraction, threads, points, percent: (median q/s with N segments / off - 1) x 100."""
     throughput = with_fraction(throughput)

@@ -7,7 +7,7 @@
 - mariadb_gains.csv: the gain of each segments value over off per (distribution,
   threads, P), (median q/s with N / median q/s off - 1) x 100 with its 95%
   bootstrap interval (claims_common's, paired by repeat; none with fewer than
-  MIN_REPEATS repeats), beside the model's gain and the article's;
+  key_cache_common.MIN_REPEATS repeats), beside the model's gain and the article's;
 - mariadb_relative.csv: the article's form, one row per (P, segments, source),
   one column per thread count: the real system (and its interval's bounds), the
   model, pitbull and perro.
@@ -20,7 +20,6 @@ import argparse
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 import claims_common as cc
@@ -29,7 +28,6 @@ from dbrepro import key_cache_mariadb  # noqa: F401 (registers the key_cache_mar
 from dbrepro.records import load_runs
 
 KEYS = ["distribution", "segments", "threads", "points"]
-MIN_REPEATS = 5  # as a timed claim's min_repeats: fewer repeats give no interval
 SOURCES = ["mariadb", "mariadb_ci_low", "mariadb_ci_high", "model", *common.MACHINES]
 
 
@@ -63,15 +61,6 @@ def throughput_table(runs: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["distribution", "points", "threads", "segments"]).reset_index(drop=True)
 
 
-def _interval(on: pd.Series, off: pd.Series) -> tuple[float, float]:
-    """The gain's 95% interval, paired by repeat (the arms of a repeat ran back to back)."""
-    samples = cc.align([on, off])
-    if len(samples[0]) < MIN_REPEATS:
-        return math.nan, math.nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return cc.bootstrap_interval(samples, cc.median_effect("pct_change"), paired=samples.paired)
-
-
 def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.DataFrame:
     # The model at the real server's cache size (the article's: the whole index fits).
     model = common.article_cache(model)
@@ -88,8 +77,9 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
             on = cell.loc[cell["segments"] == segments, "queries_per_second"].to_numpy(dtype=float)
             gain = float(cc.median_effect("pct_change")(on, off)) if len(on) and len(off) else math.nan
-            low, high = _interval(cc.by_repeat(cell[cell["segments"] == segments], "queries_per_second"),
-                                  cc.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second"))
+            _, low, high = common.paired_gain_interval(
+                cc.by_repeat(cell[cell["segments"] == segments], "queries_per_second"),
+                cc.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second"))
             key = (distribution, int(segments), int(threads), int(points))
             rows.append({
                 "distribution": distribution, "points": int(points), "threads": int(threads), "segments": int(segments),

@@ -21,7 +21,6 @@ import argparse
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 import claims_common as cc
@@ -30,32 +29,22 @@ from dbrepro import key_cache, key_cache_mariadb  # noqa: F401 (register the tab
 from dbrepro.records import load_runs
 
 CELL = ["distribution", "points", "threads"]
-MIN_REPEATS = 5  # as a timed claim's min_repeats: fewer repeats give no interval
 VS_COLUMNS = [*CELL, "segments", "model_gain_pct", "model_ci_low", "model_ci_high", "model_repeats",
               "real_gain_pct", "real_ci_low", "real_ci_high", "real_repeats", "model_within_real_interval"]
-
-
-def _with_distribution(runs: pd.DataFrame) -> pd.DataFrame:
-    """Records from before the workload definition drew every point the "special" way."""
-    return runs if "distribution" in runs.columns else runs.assign(distribution="special")
 
 
 def gains(runs: pd.DataFrame) -> pd.DataFrame:
     """Per cell and segments value: the gain over off with its interval paired by repeat."""
     rows = []
-    for key, cell in _with_distribution(runs).groupby(CELL):
+    for key, cell in common.with_fraction(runs).groupby(CELL):
         off = cc.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second")
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
             on = cc.by_repeat(cell[cell["segments"] == segments], "queries_per_second")
+            repeats, low, high = common.paired_gain_interval(on, off)
             samples = cc.align([on, off])
-            gain, low, high = math.nan, math.nan, math.nan
-            if len(samples[0]):
-                gain = float(cc.median_effect("pct_change")(samples[0], samples[1]))
-            if len(samples[0]) >= MIN_REPEATS:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    low, high = cc.bootstrap_interval(samples, cc.median_effect("pct_change"), paired=samples.paired)
+            gain = float(cc.median_effect("pct_change")(samples[0], samples[1])) if repeats else math.nan
             rows.append({**dict(zip(CELL, key)), "segments": int(segments), "gain_pct": gain, "ci_low": low,
-                         "ci_high": high, "repeats": len(samples[0])})
+                         "ci_high": high, "repeats": repeats})
     return pd.DataFrame(rows, columns=[*CELL, "segments", "gain_pct", "ci_low", "ci_high", "repeats"])
 
 
@@ -78,7 +67,8 @@ def _per_query(frame: pd.DataFrame, column: str, scale: float = 1.0) -> pd.Serie
 
 def mutex_account(model: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame:
     """Median over the undisturbed repeats of each per-query cost, one row per source and cell."""
-    model, real = _with_distribution(model), _with_distribution(real)
+    model = common.with_fraction(model) if len(model) else model
+    real = common.with_fraction(real) if len(real) else real
     parts = []
     if len(model):
         parts.append(pd.DataFrame({
