@@ -31,7 +31,7 @@ load average is expected.
 Why the kernel's threads are apart: their work cannot be told apart by
 tenant, and a run that commits with fsync makes them busy itself (E1's
 step 0 measured 0.10 to 0.15 of a core of jbd2 and kworker time at 6 s
-cells, every cell of it then `disturbed`). Another tenant's own CPU time,
+cells, every cell of it then `disturbed`: reference/runs/trial-ladder-6s/). Another tenant's own CPU time,
 its system calls included, is in its process's utime and stime and stays
 foreign; only the kernel threads' share of its I/O goes unseen.
 
