@@ -278,7 +278,8 @@ def test_unwritable_out_is_refused_before_the_run(python, tmp_path, table_dir, e
 def test_ctrl_c_keeps_the_previous_record(earlier):
     # A run interrupted while it works leaves the earlier record as it was.
     process = subprocess.Popen(
-        [sys.executable, "-m", "dbrepro", "run", "tpcc", "--seconds", "60", "--out", str(earlier), "--no-progress"],
+        [sys.executable, "-m", "dbrepro", "run", "tpcc", "--seconds", "60", "--transactions", "0", "--out", str(earlier),
+         "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )

@@ -62,7 +62,9 @@ def test_bad_options_name_the_parameter():
     with pytest.raises(tpcc.ConfigError, match="^trace_path: only the disk stack"):
         tpcc.run(stack="bare", trace_path="/tmp/x", transactions=10, progress=False)
     with pytest.raises(tpcc.ConfigError, match="^trace_path: a reference string is recorded by one terminal"):
-        fifo_cache.run("lru", 0.1, terminals=2, trace_path="/tmp/x", transactions=10, progress=False)
+        tpcc.run(stack="disk", terminals=2, trace_path="/tmp/x", transactions=10, progress=False)
+    with pytest.raises(tpcc.ConfigError, match="^trace_path: set by the study"):  # record_trace records one
+        fifo_cache.run("lru", 0.1, trace_path="/tmp/x", transactions=10, progress=False)
     with pytest.raises(tpcc.ConfigError, match="^terminals: more than 1 needs"):
         tpcc.run(stack="bare", terminals=2, transactions=10, progress=False)
     with pytest.raises(tpcc.ConfigError, match="^policy: invalid choice"):
@@ -90,7 +92,7 @@ def test_ghost_hits_in_the_simulator_and_the_pool():
 def test_command_line_writes_a_record(tmp_path):
     out = tmp_path / "run.json"
     done = subprocess.run(
-        [sys.executable, "-m", "dbrepro.fifo_cache", "run", "--policy", "clock", "--pool-fraction", "0.2",
+        [sys.executable, "-m", "dbrepro.fifo_cache", "run", "--cache-policy", "clock", "--pool-fraction", "0.2",
          "--transactions", "200", "--out", str(out)],
         capture_output=True, text=True, timeout=600,
     )
@@ -98,11 +100,11 @@ def test_command_line_writes_a_record(tmp_path):
     assert "clock at 20%" in done.stdout
     record = json.loads(out.read_text())
     assert record["metrics"]["pool"]["policy"] == "clock"
-    bad = subprocess.run([sys.executable, "-m", "dbrepro.fifo_cache", "run", "--policy", "arc", "--out",
+    bad = subprocess.run([sys.executable, "-m", "dbrepro.fifo_cache", "run", "--cache-policy", "arc", "--out",
                           str(tmp_path / "x.json")], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0
-    assert "error: --policy: invalid value 'arc' (allowed: lru, " in bad.stderr
+    assert "error: --cache-policy: invalid value 'arc' (allowed: lru, " in bad.stderr
 
 
 @pytest.mark.parametrize("text, line", [("obj_id\n1\n", 1), ("1\n7,8192\n", 2), ("1\n2\n\n2.5\n", 4)])

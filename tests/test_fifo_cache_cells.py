@@ -77,8 +77,8 @@ def test_bad_cells_fail_before_any_load(tmp_path, policies, fractions, out, comp
 
 def test_command_line_runs_the_cells(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "dbrepro.fifo_cache", "cells", "--policies", "fifo", "clock", "--pool-fractions", "0.1",
-         "--transactions", "50", "--no-consistency-check", "--out", str(tmp_path / OUT)],
+        [sys.executable, "-m", "dbrepro.fifo_cache", "cells", "--cache-policies", "fifo", "clock", "--pool-fractions", "0.1",
+         "--transactions", "50", "--check-consistency", "false", "--out", str(tmp_path / OUT)],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clock_w1_p10.json", "fifo_w1_p10.json"]
@@ -88,7 +88,7 @@ def test_command_line_runs_the_cells(tmp_path):
 
 def test_command_line_names_a_bad_template(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "dbrepro.fifo_cache", "cells", "--policies", "fifo", "--pool-fractions", "0.1",
+        [sys.executable, "-m", "dbrepro.fifo_cache", "cells", "--cache-policies", "fifo", "--pool-fractions", "0.1",
          "--out", str(tmp_path / "{pool}.json")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.startswith("python -m dbrepro.fifo_cache: error: --out: ") and done.stderr.count("\n") == 1

@@ -78,8 +78,8 @@ def test_bad_warmup_is_named():
 def test_command_line_takes_a_warmup(tmp_path):
     out, trace, record = tmp_path / "run.json", tmp_path / "t.txt", tmp_path / "t.json"
     base = [sys.executable, "-m", "dbrepro.fifo_cache"]
-    done = subprocess.run(base + ["run", "--policy", "fifo", "--transactions", "100", "--warmup-transactions", "100",
-                                  "--no-consistency-check", "--out", str(out)], capture_output=True, text=True,
+    done = subprocess.run(base + ["run", "--cache-policy", "fifo", "--transactions", "100", "--warmup-transactions", "100",
+                                  "--check-consistency", "false", "--out", str(out)], capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["config"]["warmup_transactions"] == 100

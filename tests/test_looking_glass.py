@@ -36,7 +36,7 @@ def test_run_instructions_writes_a_record(python, tmp_path):
     out = tmp_path / "counts" / "step11_payment.json"
     done = python(
         "-m", "dbrepro", "run", "instructions", "--step", "11", "--txn-type", "payment",
-        "--transactions", "50", "--seed", "3", "--no-cycles", "--out", str(out),
+        "--transactions", "50", "--seed", "3", "--cycles", "false", "--out", str(out),
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -86,7 +86,7 @@ def test_help_lists_the_instructions_command(python):
     done = python("-m", "dbrepro", "run", "instructions", "--help")
     assert done.returncode == 0
     for option in ("--step", "--txn-type", "--transactions", "--warehouses", "--seed", "--backend",
-                   "--no-cycles", "--out"):
+                   "--cycles", "--out"):
         assert option in done.stdout
 
 

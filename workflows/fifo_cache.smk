@@ -98,7 +98,7 @@ rule fifo_cache_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache run --policy {wildcards.policy} --pool-fraction {params.fraction}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache run --cache-policy {wildcards.policy} --pool-fraction {params.fraction}"
         " --terminals {wildcards.terminals} --warehouses {params.warehouses}"
         " --transactions {params.transactions} --warmup-transactions {params.warmup}"
         " --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
@@ -147,10 +147,10 @@ rule fifo_cache_scale_cells:
     resources:
         memory_mb=lambda wildcards: fc_memory_mb(wildcards, max(FC["scale_fractions"])),
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache cells --policies {params.policies} --pool-fractions {params.fractions}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache cells --cache-policies {params.policies} --pool-fractions {params.fractions}"
         " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
         " --warmup-transactions {params.warmup} --seed {wildcards.seed}"
-        " --no-consistency-check --out {params.out:q} > {log:q} 2>&1"
+        " --check-consistency false --out {params.out:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_scale_table:

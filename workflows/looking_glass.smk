@@ -62,7 +62,7 @@ rule looking_glass:
 
 rule looking_glass_instructions:
     """Instructions (and cycles) per transaction and phase of one ladder step and
-    transaction type on one seed, through `dbrepro run instructions`. Counts do
+    transaction type on one seed, through `dbrepro run looking_glass`. Counts do
     not depend on timing, so these run in parallel and are not repeated."""
     output:
         record=LG_COUNT,
@@ -76,10 +76,10 @@ rule looking_glass_instructions:
         transactions=LG["instructions"]["transactions"],
         warehouses=LG["instructions"]["warehouses"],
         backend=LG["instructions"]["backend"],
-        cycles="" if LG["instructions"]["cycles"] else "--no-cycles",
+        cycles="" if LG["instructions"]["cycles"] else "--cycles false",
     threads: 1
     shell:
-        "{DBREPRO} run instructions --step {wildcards.step} --txn-type {wildcards.txn}"
+        "{DBREPRO} run looking_glass --step {wildcards.step} --txn-type {wildcards.txn}"
         " --transactions {params.transactions} --warehouses {params.warehouses} --seed {wildcards.seed}"
         " --backend {params.backend} {params.cycles} --out {output.record:q} > {log:q} 2>&1"
 

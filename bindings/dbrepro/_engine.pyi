@@ -4,33 +4,12 @@ from typing import Any
 
 # ---- TPC-C and E1 (engine_module.cpp) ----------------------------------------
 
-# run_tpcc takes its settings by the names of run_config_fields(); the
-# signature below is that table (tests/test_registry.py keeps them equal).
-def run_tpcc(
-    *,
-    warehouses: int = 1,
-    transactions: int = 40000,
-    warmup_transactions: int = 0,
-    seconds: float = 0.0,
-    mix: Mapping[str, float] = {"new_order": 0.5, "payment": 0.5},
-    variant: str = "paper",
-    seed: int = 1,
-    stack: str = "bare",
-    page_size: int = 0,
-    key_compare: str = "auto",
-    meter: str = "none",
-    log_dir: str = "",
-    progress_every: int = 1000,
-    check_consistency: bool = True,
-    cache_policy: str = "lru",
-    pool_fraction: float = 0.1,
-    data_dir: str = "",
-    o_direct: bool = True,
-    trace_path: str = "",
-    trace_format: str = "txt",
-    terminals: int = 1,
-    progress: Callable[[int, int], bool | None] | None = None,
-) -> dict[str, Any]:
+# The run functions take their settings as keywords named by their settings
+# table (run_config_fields(), key_cache_config_fields(), quantum_config_fields(),
+# openedge_config_fields(): name, type, unit, range, default, help); the table
+# is their one description, so the stubs do not restate it
+# (tests/test_settings_tables.py keeps it so).
+def run_tpcc(*, progress: Callable[[int, int], bool | None] | None = None, **settings: Any) -> dict[str, Any]:
     """Load a TPC-C database, run the transaction mix on an engine stack
     ("bare", "step0".."step10", "optimal"), check consistency.
 
@@ -49,7 +28,7 @@ def run_config(**settings: Any) -> dict[str, Any]:
     """A TPC-C run's every setting (as run_tpcc takes them), checked as a run checks them, defaults filled in."""
 
 def run_config_fields() -> list[dict[str, Any]]:
-    """The settings of a TPC-C run: name, type, default, help."""
+    """The settings of a TPC-C run: name, type, unit, range, default, help."""
 
 def stacks() -> list[dict[str, Any]]:
     """The stacks a TPC-C run can pick: name, step, concurrent, disk, metered, study, summary."""
@@ -82,50 +61,21 @@ def key_cache_modes() -> list[str]:
 def key_cache_table_info(*, directory: str) -> dict[str, Any]:
     """The metadata of the sbtest table in a directory."""
 
-def key_cache_run(
-    *,
-    table_dir: str,
-    segments: Sequence[int] = (0,),
-    repeat: int = 1,
-    mode: str = "client_server",
-    buffer_bytes: int = 0,
-    index_fraction: float = 1.0,
-    division_limit: int = 100,
-    age_threshold: int = 300,
-    replacement: str = "midpoint",
-    latch: str = "adaptive",
-    threads: Sequence[int] = (1,),
-    points: Sequence[int] = (10,),
-    distributions: str = "special",
-    warmup_seconds: float = 0.2,
-    seconds: float = 0.5,
-    seed: int = 1,
-) -> dict[str, Any]:
+def key_cache_run(*, table_dir: str, **settings: Any) -> dict[str, Any]:
     """select_random_points per (threads, points) cell, each segments value in turn (rotated per repeat).
-    The settings are key_cache_config_fields()'s (tests/test_registry.py keeps this signature equal to it)."""
+    The settings are key_cache_config_fields()'s."""
 
 def key_cache_config(**settings: Any) -> dict[str, Any]:
     """E2: a model run's every setting (as key_cache_run takes them), checked as a run checks them, the table's
     directory aside; defaults filled in."""
 
 def key_cache_config_fields() -> list[dict[str, Any]]:
-    """E2: the settings of a model run (engine/src/driver/key_cache_fields.hpp): name, type, default, help."""
+    """E2: the settings of a model run (engine/src/driver/key_cache_fields.cpp): name, type, unit, range,
+    default, help."""
 
 # ---- E4 quantum (quantum_module.cpp) -------------------------------------------------
 
-def run_sessions(
-    *,
-    scheduler: str = "engine",
-    workload: str = "cpu",
-    cpus: int = 1,
-    pinned: bool = True,
-    sessions_per_cpu: int = 1,
-    quantum_ms: float = 100.0,
-    cpu_iterations: int = 10000000,
-    table_bytes: int = 8388608,
-    passes: int = 25,
-    page_size: int = 8192,
-) -> dict[str, Any]:
+def run_sessions(**settings: Any) -> dict[str, Any]:
     """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
     OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings
     are E4's table's (engine/src/sched/sessions_fields.hpp; quantum_config_fields() lists them)."""
@@ -135,7 +85,7 @@ def quantum_config(**settings: Any) -> dict[str, Any]:
     the first bad one."""
 
 def quantum_config_fields() -> list[dict[str, Any]]:
-    """The settings of E4's session runs: name, type, default, help."""
+    """The settings of E4's session runs: name, type, unit, range, default, help."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
@@ -175,7 +125,7 @@ def openedge_config(**settings: Any) -> dict[str, Any]:
     """E3: every setting of a ladder, checked, defaults filled in."""
 
 def openedge_config_fields() -> list[dict[str, Any]]:
-    """E3: the ladder's settings (engine/src/openedge/ladder_fields.hpp): name, type, default, help."""
+    """E3: the ladder's settings (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help."""
 
 def openedge_ladder_steps() -> list[dict[str, Any]]:
     """E3's ladder: each step's name, label and features."""

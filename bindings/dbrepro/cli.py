@@ -1,7 +1,7 @@
 """The `dbrepro` command line (also `python -m dbrepro`).
 
     dbrepro run tpcc --warehouses 2 --transactions 40000 --out run.json
-    dbrepro run instructions --step 5 --txn-type payment --out count.json
+    dbrepro run looking_glass --step 5 --txn-type payment --out count.json
     dbrepro info
     dbrepro compare results reference/runs/quick --checks --out compare.csv
 
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
+from .settings import _integer, _number, parse_mix  # noqa: F401  (the study modules' option types)
 
 PROG = "dbrepro"
 EXIT_OK, EXIT_INCONSISTENT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -66,51 +67,12 @@ def _choice(*allowed: str):
     return parse
 
 
-def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
-
-
-def parse_mix(text: str) -> dict[str, float]:
-    """'new_order=0.5,payment=0.5' -> {'new_order': 0.5, 'payment': 0.5}.
-
-    Only the syntax is checked here; names and weights are checked by the API,
-    which reports them against --mix too.
-    """
-    mix: dict[str, float] = {}
-    for item in text.split(","):
-        name, equals, weight = (part.strip() for part in item.partition("="))
-        if not equals or not name:
-            raise argparse.ArgumentTypeError(f"{item.strip()!r} is not TYPE=WEIGHT (e.g. new_order=0.5,payment=0.5)")
-        try:
-            mix[name] = float(weight)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"weight {weight!r} of {name} is not a number") from None
-    return mix
-
-
-def _format_mix(mix: dict[str, float]) -> str:
-    return ",".join(f"{name}={weight:g}" for name, weight in mix.items())
-
-
 # ---------------------------------------------------------------------------
 # Parser
 
 
 def build_parser() -> OneLineErrorParser:
-    from . import registry, tpcc
+    from . import settings
 
     parser = OneLineErrorParser(
         prog=PROG,
@@ -140,45 +102,16 @@ def build_parser() -> OneLineErrorParser:
         description=(
             "Load a TPC-C database in memory, run the transaction mix, check the\n"
             "TPC-C consistency conditions, print a summary and write the raw-run\n"
-            "record (JSON) to --out.\n\n"
+            "record (JSON) to --out. The options are the engine's run settings\n"
+            "(engine/src/driver/run_config_fields.cpp), each checked by the engine\n"
+            "before any work; `dbrepro list` prints the stacks and policies.\n\n"
             "exit status: 0 ok, 1 a consistency condition failed (record written),\n"
             "2 bad arguments, 130 interrupted (nothing written)"
         ),
         formatter_class=DefaultsHelpFormatter,
     )
+    settings.add_options(tpcc_parser, settings.table("tpcc"))
     add = tpcc_parser.add_argument
-    add("--warehouses", type=_integer, default=1, metavar="N",
-        help=f"TPC-C scale factor, an integer in 1..{tpcc.WAREHOUSES_MAX} (about 100 MB each)")
-    add("--transactions", type=_integer, default=None, metavar="N",
-        help="stop after N transactions, an integer >= 0; 0 = no limit "
-             "(default: 40000, or 0 when --seconds is given)")
-    add("--seconds", type=_number, default=0.0, metavar="S",
-        help="stop after S seconds, a number >= 0; 0 = no time limit")
-    add("--variant", type=_choice(*tpcc.VARIANTS), default="paper", metavar="{" + ",".join(tpcc.VARIANTS) + "}",
-        help="transaction inputs: paper = simplified New Order/Payment of Harizopoulos et al. 2008, "
-             "spec = TPC-C specification")
-    add("--mix", type=parse_mix, default=dict(tpcc.DEFAULT_MIX), metavar="TYPE=W[,TYPE=W...]",
-        help="weights per transaction type, omitted types weigh 0; types: " + ", ".join(tpcc.TXN_TYPES)
-             + " (default: " + _format_mix(tpcc.DEFAULT_MIX) + ")")
-    add("--seed", type=_integer, default=1, metavar="N",
-        help="random seed, an integer >= 0; same seed and options -> same transactions")
-    add("--stack", type=_choice(*registry.stack_names()), default="bare", metavar="STACK",
-        help="engine stack (the engine's registry): "
-             + "; ".join(f"{row['name']} = {row['summary']}" for row in registry.stacks()))
-    add("--page-size", type=_integer, default=0, metavar="BYTES",
-        help=f"page size in bytes, a power of two in {tpcc.PAGE_SIZE_MIN}..{tpcc.PAGE_SIZE_MAX}; "
-             "0 = the stack's default (8192; 32768 from step8 on)")
-    add("--key-compare", type=_choice(*tpcc.KEY_COMPARES), default="auto",
-        metavar="{" + ",".join(tpcc.KEY_COMPARES) + "}",
-        help="B-tree key search: integer = hand-coded for integer keys, generic = descriptor-driven; "
-             "auto = the stack's (a choice only for --stack bare)")
-    add("--meter", type=_choice(*tpcc.METERS), default="none", metavar="{" + ",".join(tpcc.METERS) + "}",
-        help="perf = per-phase instructions and cycles from hardware counters (needs a CPU PMU)")
-    add("--log-dir", default="", metavar="DIR",
-        help="where a flushing log (step0, step1) writes its file (default: $TMPDIR or /tmp)")
-    add("--terminals", type=_integer, default=1, metavar="T",
-        help="concurrent terminals (OS threads), spread over the warehouses; more than 1 needs "
-             "--stack step0, step1, step2 or disk")
     add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
     add("--no-progress", dest="progress", action="store_false", default=None,
         help="no progress line on stderr (default: shown when stderr is a terminal)")
@@ -235,7 +168,7 @@ def build_compare_parser() -> OneLineErrorParser:
 
 
 def _add_instructions_parser(studies) -> None:
-    from . import looking_glass, tpcc
+    from . import looking_glass, settings
 
     parser = studies.add_parser(
         "instructions", aliases=["looking_glass", "looking-glass"],
@@ -252,26 +185,9 @@ def _add_instructions_parser(studies) -> None:
         ),
         formatter_class=DefaultsHelpFormatter,
     )
-    add = parser.add_argument
-    add("--step", type=_integer, required=True, metavar="N",
-        help=f"ladder step, an integer in 0..{looking_glass.OPTIMAL_STEP} "
-             f"({looking_glass.OPTIMAL_STEP} = the optimal kernel) (required)")
-    add("--txn-type", type=_choice(*looking_glass.TXN_TYPES), required=True,
-        metavar="{" + ",".join(looking_glass.TXN_TYPES) + "}", help="transaction type to run, alone (required)")
-    add("--transactions", type=_integer, default=1000, metavar="N",
-        help="transactions to count over, an integer >= 1; counts are per transaction")
-    add("--warehouses", type=_integer, default=1, metavar="N",
-        help=f"TPC-C scale factor, an integer in 1..{tpcc.WAREHOUSES_MAX}")
-    add("--seed", type=_integer, default=1, metavar="N", help="random seed, an integer >= 0")
-    add("--variant", type=_choice(*tpcc.VARIANTS), default="paper", metavar="{" + ",".join(tpcc.VARIANTS) + "}",
-        help="transaction inputs: paper = simplified New Order/Payment of Harizopoulos et al. 2008, "
-             "spec = TPC-C specification")
-    add("--backend", type=_choice(*looking_glass.BACKENDS), default="auto",
-        metavar="{" + ",".join(looking_glass.BACKENDS) + "}",
-        help="instruction counter: perf = CPU counters, callgrind = valgrind; auto = perf where available")
-    add("--no-cycles", dest="cycles", action="store_false", default=True,
-        help="count instructions only (callgrind: skips the slower cache/branch simulation)")
-    add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
+    rows = looking_glass.settings_rows()
+    settings.add_options(parser, rows, required=looking_glass.REQUIRED_SETTINGS)
+    parser.add_argument("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
 
 
 # ---------------------------------------------------------------------------
@@ -377,28 +293,11 @@ def _write(result, out: str) -> str:
 
 
 def run_tpcc(args: argparse.Namespace) -> int:
-    from . import tpcc
+    from . import settings, tpcc
 
     _check_writable(args.out)  # fail now, not after a long run
-    transactions = args.transactions
-    if transactions is None:
-        transactions = 0 if args.seconds > 0 else 40_000
     try:
-        result = tpcc.run(
-            warehouses=args.warehouses,
-            transactions=transactions,
-            seconds=args.seconds,
-            mix=args.mix,
-            variant=args.variant,
-            seed=args.seed,
-            page_size=args.page_size,
-            key_compare=args.key_compare,
-            progress=args.progress,
-            stack=args.stack,
-            meter=args.meter,
-            log_dir=args.log_dir,
-            terminals=args.terminals,
-        )
+        result = tpcc.run(progress=args.progress, **settings.given(args, settings.table("tpcc")))
     except Exception as error:
         raise _cli_error(error) from None
 
@@ -445,22 +344,13 @@ def _ladder_or_empty() -> list[dict]:
 
 
 def run_instructions(args: argparse.Namespace) -> int:
-    from . import looking_glass
+    from . import looking_glass, settings
 
     _check_writable(args.out)  # fail now, not after a long count
     if args.transactions < 1:  # the API's general message would mention --seconds, which this command lacks
         raise CliError(f"--transactions: must be an integer >= 1, got {args.transactions}")
     try:
-        count = looking_glass.count_instructions(
-            args.step,
-            args.txn_type,
-            transactions=args.transactions,
-            warehouses=args.warehouses,
-            seed=args.seed,
-            variant=args.variant,
-            backend=args.backend,
-            cycles=args.cycles,
-        )
+        count = looking_glass.count_instructions(**settings.given(args, looking_glass.settings_rows()))
     except Exception as error:
         raise _cli_error(error) from None
 
@@ -515,13 +405,26 @@ def show_info(_args: argparse.Namespace) -> int:
 
 # Studies whose command lines live in their own modules: `dbrepro run STUDY
 # ...` hands the remaining arguments to that module's main(). Named as the
-# workflow names them; the hyphenated spelling is accepted too.
+# workflow names them; the hyphenated spelling is accepted too. A module with
+# commands of its own gets its run command unless another is named
+# (`dbrepro run key_cache build ...`).
 DELEGATED_STUDIES = {
     "key_cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
     "openedge": ("dbrepro.openedge", "E3 OpenEdge 12 server features: the ladder of server configurations over TCP"),
     "quantum": ("dbrepro.quantum", "E4 scheduler quantum: sessions under the OS or the engine's scheduler"),
     "fifo_cache": ("dbrepro.fifo_cache", "E5 FIFO page cache: TPC-C on a disk-backed pool per replacement policy"),
 }
+MODULE_COMMANDS = {"key_cache": ("build", "run"), "fifo_cache": ("run", "cells", "trace")}
+
+
+def delegated_argv(study: str, argv: list[str]) -> list[str]:
+    """The module's arguments: its run command unless the first argument names another."""
+    commands = MODULE_COMMANDS.get(study)
+    if commands and not (argv and argv[0] in commands):
+        return ["run", *argv]
+    return argv
+
+
 # Every study by its workflow name, with the command that runs it.
 STUDIES = {
     "tpcc": f"{PROG} run tpcc",
@@ -531,18 +434,20 @@ STUDIES = {
 
 
 def show_list() -> int:
-    """Studies, the engine's stacks and policies, and the settings of each study that has an
-    engine settings table (name, default, help), all read from the engine."""
-    from . import key_cache, openedge, registry
+    """Studies, the engine's stacks and policies, and every settings table
+    (name, type, unit, range, default, help), all read from the engine."""
+    from . import registry, settings
 
     lines = ["studies:"] + [f"  {name:<14} {command}" for name, command in STUDIES.items()]
     lines += ["", "stacks (--stack):"] + [f"  {row['name']:<10} {row['summary']}" for row in registry.stacks()]
-    lines += ["", "cache policies (fifo_cache --policy):", "  " + ", ".join(registry.policies())]
-    for study, fields in (("tpcc", registry.run_config_fields()), ("key_cache", key_cache.config_fields()),
-                          ("openedge", openedge.config_fields())):
-        lines += ["", f"{study} settings:"]
-        lines += [f"  {field['name']:<22} default {field.get('default')!r:<14} {field.get('help', '')}"
-                  for field in fields]
+    lines += ["", "cache policies (--cache-policy):", "  " + ", ".join(registry.policies())]
+    tables: dict[str, list[str]] = {}
+    for study, table in settings.TABLES.items():
+        tables.setdefault(table, []).append(study)
+    for table, studies in tables.items():
+        lines += ["", f"settings of {', '.join(studies)} (the engine's {table} table):"]
+        lines += [f"  {row['name']:<20} {row['type']:<8} {settings.describe(row)}"
+                  for row in settings.table(studies[0])]
     print_lines(lines)
     return EXIT_OK
 
@@ -552,7 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(argv) >= 2 and argv[0] == "run" and argv[1].replace("-", "_") in DELEGATED_STUDIES:
         import importlib
 
-        return importlib.import_module(DELEGATED_STUDIES[argv[1].replace("-", "_")][0]).main(argv[2:])
+        study = argv[1].replace("-", "_")
+        return importlib.import_module(DELEGATED_STUDIES[study][0]).main(delegated_argv(study, argv[2:]))
     try:
         if argv[:1] == ["compare"]:  # needs no engine: do not build the engine's choices
             return run_compare(build_compare_parser().parse_args(argv[1:]))

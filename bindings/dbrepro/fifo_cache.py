@@ -2,7 +2,7 @@
 holds a fraction of the database, under one replacement policy per run.
 
     >>> from dbrepro import fifo_cache
-    >>> result = fifo_cache.run(policy="soqol", pool_fraction=0.1, warehouses=1, transactions=5000)
+    >>> result = fifo_cache.run(cache_policy="soqol", pool_fraction=0.1, warehouses=1, transactions=5000)
     >>> result.to_frame()[["txn_type", "nopm", "tpm", "hit_ratio", "pool_reads"]]
 
 A run is `tpcc.run(stack="disk", ...)`: the database is loaded, written to a
@@ -22,9 +22,9 @@ recording stack and writes the string in libCacheSim's formats.
 
 Command line (what the workflow calls):
 
-    python -m dbrepro.fifo_cache run --policy soqol --pool-fraction 0.1 --warehouses 1 --transactions 20000 \
-        --warmup-transactions 20000 --out r.json
-    python -m dbrepro.fifo_cache cells --policies lru soqol --pool-fractions 0.05 0.1 --warehouses 10 \
+    python -m dbrepro.fifo_cache run --cache-policy soqol --pool-fraction 0.1 --warehouses 1 \
+        --transactions 20000 --warmup-transactions 20000 --out r.json
+    python -m dbrepro.fifo_cache cells --cache-policies lru soqol --pool-fractions 0.05 0.1 --warehouses 10 \
         --transactions 20000 --warmup-transactions 20000 --out 'scale/{policy}_w{warehouses}_p{percent}.json'
     python -m dbrepro.fifo_cache trace --warehouses 1 --transactions 2000 --warmup-transactions 2000 \
         --out trace.txt --record trace.json
@@ -45,36 +45,43 @@ from .tpcc import TRACE_FORMATS, ConfigError, _integer
 FULL_MIX = {"new_order": 45.0, "payment": 43.0, "order_status": 4.0, "delivery": 4.0, "stock_level": 4.0}
 
 
-def _disk_settings(policy: str, pool_fraction: float, mix: Mapping[str, float] | None, **settings: Any) -> dict[str, Any]:
-    """tpcc.run's arguments for a run on the disk stack (full mix by default, spec inputs)."""
-    return dict(settings, mix=FULL_MIX if mix is None else mix, variant="spec", stack="disk", cache_policy=policy,
-                pool_fraction=pool_fraction)
+# E5's choices where they differ from the engine's run defaults: the TPC-C
+# specification's full mix and inputs (as HammerDB runs them), 20,000
+# measured transactions. Every other setting keeps the engine table's default.
+STUDY_DEFAULTS = {"mix": FULL_MIX, "variant": "spec", "transactions": 20_000}
+# Settings the study sets itself: the disk stack, and the trace command's own.
+FIXED_SETTINGS = {"stack": "disk", "trace_path": "", "trace_format": "txt"}
+
+
+def _disk_settings(cache_policy: str, pool_fraction: float, settings: dict[str, Any],
+                   defaults: Mapping[str, Any] = STUDY_DEFAULTS) -> dict[str, Any]:
+    """tpcc.run's settings for a run on the disk stack: the study's defaults, the caller's settings."""
+    for name in ("stack", "trace_path"):
+        if name in settings:
+            raise ConfigError(name, f"set by the study ({FIXED_SETTINGS[name]!r} here), not a setting of this call")
+    given = {name: value for name, value in settings.items() if not (name == "mix" and value is None)}
+    return {**defaults, **given, "stack": "disk", "cache_policy": cache_policy, "pool_fraction": pool_fraction}
 
 
 def run(
-    policy: str = "soqol",
+    cache_policy: str = "soqol",
     pool_fraction: float = 0.1,
     *,
-    warehouses: int = 1,
-    transactions: int = 20_000,
-    warmup_transactions: int = 0,
-    seconds: float = 0.0,
-    mix: Mapping[str, float] | None = None,
-    seed: int = 1,
-    data_dir: str = "",
-    o_direct: bool = True,
     progress: Any = None,
-    **engine: Any,
+    max_foreign_cores: float | None = None,
+    max_reruns: int | None = None,
+    **settings: Any,
 ) -> RunResult:
-    """TPC-C (the full mix by default, spec inputs) on the disk-backed stack.
+    """TPC-C on the disk-backed stack with one replacement policy, the pool at
+    `pool_fraction` of the database's pages.
 
-    Further keyword arguments go to `tpcc.run` unchanged (e.g. `terminals`
-    where the engine has them).
+    `settings`: the engine's run settings by name (warehouses, transactions,
+    warmup_transactions, seconds, seed, terminals, data_dir, o_direct, ...;
+    `dbrepro list`), defaults as the engine's table has them but for
+    STUDY_DEFAULTS (the full mix, spec inputs, 20,000 transactions).
     """
-    return tpcc.run(**_disk_settings(
-        policy, pool_fraction, mix, warehouses=warehouses, transactions=transactions,
-        warmup_transactions=warmup_transactions, seconds=seconds, seed=seed, progress=progress, data_dir=data_dir,
-        o_direct=o_direct, **engine))
+    return tpcc.run(**_disk_settings(cache_policy, pool_fraction, settings), progress=progress,
+                    max_foreign_cores=max_foreign_cores, max_reruns=max_reruns)
 
 
 def cell_path(out: str, policy: str, warehouses: int, pool_fraction: float) -> Path:
@@ -87,20 +94,13 @@ def cell_path(out: str, policy: str, warehouses: int, pool_fraction: float) -> P
 
 
 def run_cells(
-    policies: Sequence[str],
+    cache_policies: Sequence[str],
     fractions: Sequence[float],
     out: str,
     *,
-    warehouses: int = 1,
-    transactions: int = 20_000,
-    warmup_transactions: int = 0,
-    mix: Mapping[str, float] | None = None,
-    seed: int = 1,
-    data_dir: str = "",
-    o_direct: bool = True,
-    check_consistency: bool = True,
     max_foreign_cores: float | None = None,
     max_reruns: int | None = None,
+    **settings: Any,
 ) -> list[Path]:
     """Every policy at every pool fraction at one warehouse count (E5's scale
     sweep), each cell's record written to `cell_path(out, ...)`; their paths.
@@ -118,14 +118,14 @@ def run_cells(
     from . import _engine
     from .records import read_record, write_record
 
-    settings = dict(warehouses=warehouses, transactions=transactions, warmup_transactions=warmup_transactions,
-                    seed=seed, data_dir=data_dir, o_direct=o_direct, check_consistency=check_consistency)
+    policies = cache_policies
     if not policies or not fractions:
-        raise ConfigError("policies" if not policies else "fractions", "at least one is needed")
+        raise ConfigError("cache_policies" if not policies else "fractions", "at least one is needed")
     load_configs = {}  # per policy: its first cell's checked settings, which its load uses
     for policy in policies:  # every cell's settings checked before any load
         for fraction in fractions:
-            load_configs.setdefault(policy, tpcc.validate_config(**_disk_settings(policy, fraction, mix, **settings)))
+            load_configs.setdefault(policy, tpcc.validate_config(**_disk_settings(policy, fraction, settings)))
+    warehouses = load_configs[policies[0]]["warehouses"]
     paths = {cell_path(out, policy, warehouses, fraction) for policy in policies for fraction in fractions}
     if len(paths) < len(policies) * len(fractions):
         raise ConfigError("out", f"{out!r} gives {len(paths)} paths to {len(policies) * len(fractions)} cells "
@@ -190,38 +190,22 @@ def _run_forked(cell: Any, name: str) -> None:
         raise RuntimeError(f"cell {name}: its process ended with {how}")
 
 
-def record_trace(
-    path: str | os.PathLike,
-    *,
-    warehouses: int = 1,
-    transactions: int = 2_000,
-    warmup_transactions: int = 0,
-    mix: Mapping[str, float] | None = None,
-    seed: int = 1,
-    trace_format: str = "txt",
-    pool_fraction: float = 0.1,
-    progress: Any = None,
-) -> RunResult:
+# A recorded trace is short: the simulator replays it at every cache size.
+TRACE_DEFAULTS = {**STUDY_DEFAULTS, "transactions": 2_000}
+
+
+def record_trace(path: str | os.PathLike, *, pool_fraction: float = 0.1, progress: Any = None,
+                 **settings: Any) -> RunResult:
     """A single-thread TPC-C run that writes its page reference string (the
     page id of every fix and of every new page, from the pool's cold start:
     the warm-up's references first, then the measured phase's) to `path`.
     The record's `pool.warmup_references` says how many are the warm-up's
     (`simulate(..., warmup=...)` replays them uncounted) and
-    `database_pages` how many pages the database had."""
-    return tpcc.run(
-        warehouses=warehouses,
-        transactions=transactions,
-        warmup_transactions=warmup_transactions,
-        mix=FULL_MIX if mix is None else mix,
-        variant="spec",
-        seed=seed,
-        progress=progress,
-        stack="disk",
-        cache_policy="fifo",
-        pool_fraction=pool_fraction,
-        trace_path=os.fspath(path),
-        trace_format=trace_format,
-    )
+    `database_pages` how many pages the database had. `settings` as run()'s
+    (trace_format among them), defaults TRACE_DEFAULTS; the string does not
+    depend on the policy, so the pool runs fifo."""
+    return tpcc.run(**_disk_settings("fifo", pool_fraction, settings, TRACE_DEFAULTS), trace_path=os.fspath(path),
+                    progress=progress)
 
 
 def simulate(policy: str, trace: Sequence[int], capacity: int, warmup: int = 0) -> dict[str, Any]:
@@ -267,92 +251,86 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+DEFAULT_POLICY = "soqol"
+
+
+def command_rows(command: str = "run") -> list[dict[str, Any]]:
+    """The settings a command offers: the engine's run table but for what the
+    study fixes (FIXED_SETTINGS) and what the command sweeps (cells: the
+    policies and fractions) or names itself (trace: the path), with the study's defaults."""
+    from . import settings
+
+    left_out = set(FIXED_SETTINGS)
+    defaults = {**STUDY_DEFAULTS, "cache_policy": DEFAULT_POLICY}
+    if command == "cells":
+        left_out |= {"cache_policy", "pool_fraction"}
+    if command == "trace":
+        left_out = (left_out - {"trace_format"}) | {"cache_policy"}
+        defaults = TRACE_DEFAULTS
+    return [{**row, "default": defaults.get(row["name"], row["default"])}
+            for row in settings.table("fifo_cache") if row["name"] not in left_out]
+
+
 def _parser() -> argparse.ArgumentParser:
+    from . import settings
+    from .cli import DefaultsHelpFormatter
+
     parser = _Parser(prog="python -m dbrepro.fifo_cache", description="E5: FIFO-based page cache vs LRU under TPC-C.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy")
-    runner.add_argument("--policy", default="soqol", help=f"one of {', '.join(registry.policies())}")
-    runner.add_argument("--pool-fraction", type=float, default=0.1)
-    runner.add_argument("--warehouses", type=int, default=1)
-    runner.add_argument("--transactions", type=int, default=20_000)
-    runner.add_argument("--warmup-transactions", type=int, default=0,
-                        help="run this many first, uncounted (the pool reaches its steady state)")
-    runner.add_argument("--seconds", type=float, default=0.0)
-    runner.add_argument("--terminals", type=int, default=1)
-    runner.add_argument("--seed", type=int, default=1)
-    runner.add_argument("--data-dir", default="")
-    runner.add_argument("--no-o-direct", action="store_true", help="use the kernel's page cache for the file")
-    runner.add_argument("--no-consistency-check", action="store_true",
-                        help="skip TPC-C's consistency check after the run (it reads every page through the pool)")
+    described = ("The options are the engine's run settings (engine/src/driver/run_config_fields.cpp),\n"
+                 "checked there before any work, with E5's defaults (fifo_cache.STUDY_DEFAULTS);\n"
+                 "the disk stack is the study's.")
+    runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy", description=described,
+                                 formatter_class=DefaultsHelpFormatter)
+    settings.add_options(runner, command_rows("run"))
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     cells = commands.add_parser(
         "cells", help="every policy at every pool fraction at one warehouse count: the database loaded once per "
-                      "policy, each fraction run on a forked copy (E5's scale sweep)")
-    cells.add_argument("--policies", nargs="+", required=True, help=f"of {', '.join(registry.policies())}")
-    cells.add_argument("--pool-fractions", nargs="+", type=float, required=True)
-    cells.add_argument("--warehouses", type=int, default=1)
-    cells.add_argument("--transactions", type=int, default=20_000)
-    cells.add_argument("--warmup-transactions", type=int, default=0,
-                       help="run this many first, uncounted (the pool reaches its steady state)")
-    cells.add_argument("--seed", type=int, default=1)
-    cells.add_argument("--data-dir", default="")
-    cells.add_argument("--no-o-direct", action="store_true", help="use the kernel's page cache for the file")
-    cells.add_argument("--no-consistency-check", action="store_true",
-                       help="skip TPC-C's consistency check after each cell (it reads every page through the pool)")
+                      "policy, each fraction run on a forked copy (E5's scale sweep)", description=described,
+        formatter_class=DefaultsHelpFormatter)
+    cells.add_argument("--cache-policies", nargs="+", required=True, metavar="POLICY",
+                       help=f"the cells' policies, of {', '.join(registry.policies())}")
+    cells.add_argument("--pool-fractions", nargs="+", type=settings.PARSERS["float"], required=True, metavar="X",
+                       help="the cells' pool fractions, each in (0, 1]")
+    settings.add_options(cells, command_rows("cells"))
     cells.add_argument("--out", required=True,
                        help="each cell's record (JSON): a path with {policy}, {warehouses} and {percent}")
-    tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run")
-    tracer.add_argument("--warehouses", type=int, default=1)
-    tracer.add_argument("--transactions", type=int, default=2_000)
-    tracer.add_argument("--warmup-transactions", type=int, default=0,
-                        help="recorded first; the record says how many references they made")
-    tracer.add_argument("--seed", type=int, default=1)
-    tracer.add_argument("--format", choices=TRACE_FORMATS, default="txt")
+    tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run",
+                                 description=described, formatter_class=DefaultsHelpFormatter)
+    settings.add_options(tracer, command_rows("trace"))
     tracer.add_argument("--out", required=True, help="trace file to write")
     tracer.add_argument("--record", default="", help="also write the run's record (JSON): database pages, warm-up references")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import settings
     from .cli import CliError, _check_writable, _write
 
     prog = "python -m dbrepro.fifo_cache"
     args = _parser().parse_args(argv)
+    given = settings.given(args, command_rows(args.command))
     try:
         if args.command == "cells":
-            for policy in args.policies:  # fail now, not after the runs
+            for policy in args.cache_policies:  # fail now, not after the runs
                 for fraction in args.pool_fractions:
                     _check_writable(str(cell_path(args.out, policy, args.warehouses, fraction)))
-            run_cells(args.policies, args.pool_fractions, args.out, warehouses=args.warehouses,
-                      transactions=args.transactions, warmup_transactions=args.warmup_transactions, seed=args.seed,
-                      data_dir=args.data_dir, o_direct=not args.no_o_direct,
-                      check_consistency=not args.no_consistency_check)
+            run_cells(args.cache_policies, args.pool_fractions, args.out, **given)
             return 0
         _check_writable(args.out)  # fail now, not after the run
         if args.command == "trace":
             if args.record:
                 _check_writable(args.record)
-            result = record_trace(Path(args.out), warehouses=args.warehouses, transactions=args.transactions,
-                                  warmup_transactions=args.warmup_transactions, seed=args.seed,
-                                  trace_format=args.format)
+            result = record_trace(Path(args.out), **given)
             pool = result.metrics["pool"]
             print(f"trace: {pool['warmup_references']} warm-up and {pool['hits'] + pool['misses']} measured "
                   f"references -> {args.out}")
             if args.record:
                 _write(result, args.record)
             return 0
-        engine = {"terminals": args.terminals} if args.terminals != 1 else {}
-        if args.no_consistency_check:
-            engine["check_consistency"] = False
-        result = run(args.policy, args.pool_fraction, warehouses=args.warehouses, transactions=args.transactions,
-                     warmup_transactions=args.warmup_transactions, seconds=args.seconds, seed=args.seed, data_dir=args.data_dir, o_direct=not args.no_o_direct,
-                     **engine)
+        result = run(**given)
     except ConfigError as error:
-        option = {"cache_policy": "--policy"}.get(error.parameter, "--" + error.parameter.replace("_", "-"))
-        print(f"{prog}: error: {option}: {error.reason}", file=sys.stderr)
-        return 2
-    except TypeError as error:  # an engine without `terminals`
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {settings.option(error.parameter)}: {error.reason}", file=sys.stderr)
         return 2
     except (ValueError, RuntimeError, CliError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)

@@ -108,7 +108,7 @@ def modes() -> list[str]:
 
 def config_fields() -> list[dict[str, Any]]:
     """A model run's settings, from the engine's one table
-    (engine/src/driver/key_cache_fields.hpp): name, type, default, help."""
+    (engine/src/driver/key_cache_fields.cpp): name, type, unit, range, default, help."""
     from . import _engine
 
     return list(_engine.key_cache_config_fields())
@@ -191,27 +191,20 @@ def run(
     *,
     table_dir: str | os.PathLike | None = None,
     rows: int = 20000,
-    segments: int | Sequence[int] = (0,),
-    repeat: int = 1,
-    mode: str = "client_server",
-    threads: Sequence[int] = (1,),
-    points: Sequence[int] = (10,),
-    distributions: str | Sequence[str] = ("special",),
-    seconds: float = 0.5,
-    warmup_seconds: float = 0.2,
-    buffer_bytes: int = 0,
     index_fractions: float | Sequence[float] = (1.0,),
     extra_grids: Sequence[dict[str, Any]] = (),
-    division_limit: int = 100,
-    age_threshold: int = 300,
-    replacement: str = "midpoint",
-    latch: str = "adaptive",
-    seed: int = 1,
     max_foreign_cores: float | None = None,
     max_reruns: int | None = None,
+    **settings: Any,
 ) -> RunResult:
     """Run every (index fraction, distribution, threads, points) cell, each `segments` value in turn
     (rotated by `repeat`).
+
+    `settings`: the model run's settings by name (segments, repeat, mode,
+    threads, points, distributions, seconds, latch, ...), each described, with
+    its unit, range and default, by the engine's table (config_fields(),
+    engine/src/driver/key_cache_fields.cpp) and checked there before any work;
+    the table's one index_fraction is this function's `index_fractions` list.
 
     `distributions`: how each client thread draws its points in its slice of
     the keys (DISTRIBUTIONS), one cell each.
@@ -231,20 +224,20 @@ def run(
     `max_reruns` times (not given: the environment's, else measured only, as
     tpcc.run); each of its segment arms carries the cell's five fields.
     """
-    if isinstance(distributions, str):
-        distributions = [distributions]
+    if "index_fraction" in settings:
+        raise ConfigError("index_fraction", "give index_fractions, a list: each value is a cache size of the grid")
+    if isinstance(settings.get("distributions"), (list, tuple)):
+        settings["distributions"] = ",".join(map(str, settings["distributions"]))
+    for name in ("segments", "threads", "points"):
+        if isinstance(settings.get(name), tuple):
+            settings[name] = list(settings[name])
     config = validate_config(
-        segments=list(segments) if isinstance(segments, (list, tuple)) else segments, repeat=repeat, mode=mode,
-        threads=list(threads), points=list(points), distributions=",".join(map(str, distributions)), seconds=seconds,
-        warmup_seconds=warmup_seconds, buffer_bytes=buffer_bytes,
-        index_fractions=list(index_fractions) if isinstance(index_fractions, (list, tuple)) else index_fractions,
-        extra_grids=list(extra_grids), division_limit=division_limit,
-        age_threshold=age_threshold, replacement=replacement, latch=latch, seed=seed,
-    )
+        **settings, index_fractions=list(index_fractions) if isinstance(index_fractions, (list, tuple))
+        else index_fractions, extra_grids=list(extra_grids))
     guard = guard_settings(max_foreign_cores, max_reruns)
     if table_dir is None:
         with tempfile.TemporaryDirectory(prefix="dbrepro_sbtest_") as tmp:
-            build_table(tmp, rows=rows, seed=seed)
+            build_table(tmp, rows=rows, seed=config["seed"])
             return _run_on(tmp, config, guard)
     return _run_on(str(table_dir), config, guard)
 
@@ -348,18 +341,17 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _list_arg(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-
-
 def _float_list(text: str) -> list[float]:
     try:
         return [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def _integer_list(text: str) -> list[int]:
+    from .settings import _integer_list as parse
+
+    return parse(text)
 
 
 def _grid_arg(text: str) -> dict[str, list]:
@@ -369,13 +361,21 @@ def _grid_arg(text: str) -> dict[str, list]:
         name, equals, values = part.partition("=")
         if not equals or name not in GRID_KEYS or name in grid:
             raise argparse.ArgumentTypeError(f"expected {'=LIST:'.join(GRID_KEYS)}=LIST, got {text!r}")
-        grid[name] = _float_list(values) if name == "index_fractions" else _list_arg(values)
+        grid[name] = _float_list(values) if name == "index_fractions" else _integer_list(values)
     if set(grid) != set(GRID_KEYS):
         raise argparse.ArgumentTypeError(f"expected {'=LIST:'.join(GRID_KEYS)}=LIST, got {text!r}")
     return grid
 
 
+def _run_rows() -> list[dict[str, Any]]:
+    """The run command's settings: the engine's table, but for index_fraction (a list here)."""
+    return [row for row in config_fields() if row["name"] != "index_fraction"]
+
+
 def _parser() -> argparse.ArgumentParser:
+    from . import settings
+    from .cli import DefaultsHelpFormatter
+
     parser = _Parser(prog="python -m dbrepro.key_cache", description="E2: MariaDB's segmented key cache.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     build = commands.add_parser("build", help="write the sbtest table into a directory")
@@ -388,45 +388,22 @@ def _parser() -> argparse.ArgumentParser:
         help="how k is made: id (k = id, the article's sysbench 0.5 script; the default), or drawn at load "
              "from special or uniform (sysbench 1.0's oltp_common)",
     )
-    runner = commands.add_parser("run", help="time select_random_points, each segments value in turn per cell")
-    runner.add_argument("--table-dir", required=True)
-    runner.add_argument(
-        "--segments", type=_list_arg, default=[0],
-        help="key_cache_segments values, each run in turn in every cell (e.g. 0,32,64)",
-    )
-    runner.add_argument("--repeat", type=int, default=1, help="which repeat (rotates the segments' order by one each)")
-    runner.add_argument(
-        "--mode", default="client_server",
-        help="how the clients reach the cache: client_server (the default: a client process, a server thread per "
-             "connection), client_server_in_process or direct",
-    )
-    runner.add_argument("--threads", type=_list_arg, default=[1])
-    runner.add_argument("--points", type=_list_arg, default=[10])
-    runner.add_argument(
-        "--distributions", default="special",
-        help="how each thread draws its points in its slice of the keys: special (sysbench's default), uniform, "
-             "or special,uniform (one cell each; default: special)",
-    )
-    runner.add_argument("--seconds", type=float, default=0.5)
-    runner.add_argument("--warmup-seconds", type=float, default=0.2)
-    runner.add_argument("--buffer-bytes", type=int, default=0)
+    runner = commands.add_parser(
+        "run", help="time select_random_points, each segments value in turn per cell",
+        description="The options are the model run's settings, from the engine's table\n"
+                    "(engine/src/driver/key_cache_fields.cpp), checked there before any work; the\n"
+                    "table's one index_fraction is --index-fractions here, a list.",
+        formatter_class=DefaultsHelpFormatter)
+    settings.add_options(runner, _run_rows(), required=("table_dir",))
     runner.add_argument(
         "--index-fractions", type=_float_list, default=[1.0],
         help="with --buffer-bytes 0: the key buffer as a share of the index, each a cache size of the grid "
-             "(1 = it fits; 0.5, 0.25: misses)",
+             "(1 = it fits; 0.5, 0.25: misses); range: each in (0, 1], none twice",
     )
     runner.add_argument(
         "--grid", type=_grid_arg, action="append", default=[], dest="extra_grids",
         help="more cells after the grid, threads=LIST:points=LIST:index_fractions=LIST (may be repeated)",
     )
-    runner.add_argument("--division-limit", type=int, default=100)
-    runner.add_argument("--age-threshold", type=int, default=300)
-    runner.add_argument("--replacement", default="midpoint")
-    runner.add_argument(
-        "--latch", default="adaptive",
-        help="the segment mutex: adaptive (MariaDB's MY_MUTEX_INIT_FAST, the default), futex or spin",
-    )
-    runner.add_argument("--seed", type=int, default=1)
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     return parser
 
@@ -438,6 +415,7 @@ def _option(parameter: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import settings
     from .cli import CliError, _check_writable, _write
 
     args = _parser().parse_args(argv)
@@ -451,14 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(f"sbtest: {meta['rows']} rows, index {meta['index_bytes']} bytes, data {meta['data_bytes']} bytes")
             return 0
-        result = run(
-            table_dir=args.table_dir, segments=args.segments, repeat=args.repeat, mode=args.mode,
-            threads=args.threads, points=args.points, distributions=args.distributions.split(","),
-            seconds=args.seconds, warmup_seconds=args.warmup_seconds, buffer_bytes=args.buffer_bytes,
-            index_fractions=args.index_fractions, extra_grids=args.extra_grids,
-            division_limit=args.division_limit, age_threshold=args.age_threshold, replacement=args.replacement,
-            latch=args.latch, seed=args.seed,
-        )
+        result = run(index_fractions=args.index_fractions, extra_grids=args.extra_grids,
+                     **settings.given(args, _run_rows()))
     except ConfigError as error:
         print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)
         return 2

@@ -44,7 +44,7 @@ from typing import Any, Sequence
 
 from . import key_cache, key_cache_workload, provenance
 from .host_load import loadavg, row_columns, run_guarded
-from .key_cache import _list_arg, _Parser
+from .key_cache import _integer_list as _list_arg, _Parser
 from .mariadb_server import PrivateServer, ServerError, ToolMissing, missing_tools, tools
 from .result import RunResult
 from .tpcc import ConfigError, _integer, guard_settings

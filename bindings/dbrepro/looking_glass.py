@@ -57,6 +57,39 @@ def stack_name(step: int) -> str:
     return registry.ladder_stack(step)
 
 
+# E1's count, as `dbrepro run looking_glass` offers it: the step and the
+# transaction type to count and how to count them (settings of the count, not
+# of the engine's run; their ranges are the engine's ladder and transaction
+# types), then the TPC-C settings the count passes on, described by the
+# engine's run table (those named in count_instructions' signature: the count
+# itself fixes the stack, the mix and the meter).
+REQUIRED_SETTINGS = ("step", "txn_type")
+
+
+def settings_rows() -> list[dict[str, Any]]:
+    """The count's settings, in the shape of an engine settings table's rows."""
+    import inspect
+
+    from . import settings
+
+    parameters = inspect.signature(count_instructions).parameters
+    own = [
+        {"name": "step", "type": "int", "unit": "", "range": f"0..{OPTIMAL_STEP}", "default": None,
+         "help": f"ladder step (0 = the full stack ... {OPTIMAL_STEP - 1} = stripped, {OPTIMAL_STEP} = the optimal "
+                 "kernel; `dbrepro list` prints them)"},
+        {"name": "txn_type", "type": "str", "unit": "", "range": ", ".join(TXN_TYPES), "default": None,
+         "help": "the transaction type counted, run alone"},
+        {"name": "backend", "type": "str", "unit": "", "range": ", ".join(BACKENDS),
+         "default": parameters["backend"].default,
+         "help": "instruction counter: perf = CPU counters, callgrind = valgrind; auto = perf where available"},
+        {"name": "cycles", "type": "bool", "unit": "", "range": "", "default": parameters["cycles"].default,
+         "help": "also count cycles (callgrind: its slower cache and branch simulation estimates them)"},
+    ]
+    passed_on = [{**row, "default": parameters[row["name"]].default} for row in settings.table("looking_glass")
+                 if row["name"] in parameters]
+    return own + passed_on
+
+
 @dataclass
 class InstructionCount:
     """Per-transaction instructions (and cycles) per phase of one step and transaction type."""
@@ -76,6 +109,13 @@ class InstructionCount:
     @property
     def total(self) -> float:
         return float(self.result.metrics["instructions_total"])
+
+
+def _engine_run(passed_on: dict[str, Any], step: int, txn_type: str) -> dict[str, Any]:
+    """The engine run a count makes: the settings it passes on, the type alone
+    on the step's stack, no consistency check (the other settings keep the
+    engine's defaults)."""
+    return {**passed_on, "mix": {txn_type: 1.0}, "stack": stack_name(step), "check_consistency": False}
 
 
 def choose_backend(requested: str) -> tuple[str, str]:
@@ -117,11 +157,8 @@ def count_instructions(
         raise tpcc.ConfigError("step", f"must be an integer in 0..{OPTIMAL_STEP}, got {step!r}")
     if txn_type not in TXN_TYPES:
         raise tpcc.ConfigError("txn_type", f"invalid choice {txn_type!r} (allowed: {', '.join(TXN_TYPES)})")
-    tpcc.validate_config(
-        warehouses=warehouses, transactions=transactions, seconds=0.0, mix={txn_type: 1.0}, variant=variant,
-        seed=seed, stack=stack_name(step), page_size=0, key_compare="auto", meter="none", log_dir="",
-        progress_every=1000, check_consistency=False,
-    )
+    passed_on = dict(warehouses=warehouses, transactions=transactions, seed=seed, variant=variant)
+    tpcc.validate_config(**_engine_run(passed_on, step, txn_type))
     if transactions < 1:
         raise tpcc.ConfigError("transactions", f"must be >= 1, got {transactions}")
     chosen, why = choose_backend(backend)
@@ -190,11 +227,8 @@ def _count_with_callgrind(config: dict[str, Any], cycles: bool) -> dict[str, Any
 
 
 def _count_with_perf(config: dict[str, Any]) -> dict[str, Any]:
-    result = tpcc.run(
-        warehouses=config["warehouses"], transactions=config["transactions"], mix={config["txn_type"]: 1.0},
-        variant=config["variant"], seed=config["seed"], stack=config["stack"], meter="perf",
-        progress=False, check_consistency=False,
-    )
+    passed_on = {row["name"]: config[row["name"]] for row in settings_rows() if row["name"] in registry.run_parameters()}
+    result = tpcc.run(**_engine_run(passed_on, config["step"], config["txn_type"]), meter="perf", progress=False)
     metrics = result.metrics
     stats = metrics["per_type"][config["txn_type"]]
     attempted = stats["commits"] + stats["aborts"]

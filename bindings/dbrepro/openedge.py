@@ -60,7 +60,7 @@ def ladder_steps() -> list[dict[str, Any]]:
 
 def config_fields() -> list[dict[str, Any]]:
     """The ladder's settings, from the engine's one table
-    (engine/src/openedge/ladder_fields.hpp): name, type, default, help."""
+    (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help."""
     from . import _engine
 
     return list(_engine.openedge_config_fields())
@@ -185,39 +185,17 @@ FRAME_ROWS[KIND] = run_rows
 # Command line: python -m dbrepro.openedge --out run.json ...
 
 
-def _int_list(text: str) -> list[int]:
-    import argparse
-
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-
-
 def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _bool(text: str) -> bool:
-    import argparse
-
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
 def build_parser():
-    """One option per setting of the engine's table, with its default and help."""
-    from .cli import DefaultsHelpFormatter, OneLineErrorParser, _integer as integer
+    """One option per setting of the engine's table, with its unit, range, default and help."""
+    from . import settings
+    from .cli import DefaultsHelpFormatter, OneLineErrorParser
 
     parser = OneLineErrorParser(prog="dbrepro.openedge", description=__doc__, formatter_class=DefaultsHelpFormatter)
-    types = {"int": integer, "int list": _int_list, "bool": _bool, "str": str}
-    for field in config_fields():
-        parser.add_argument(_option(field["name"]), dest=field["name"], type=types[field["type"]],
-                            default=field["default"],
-                            help=field["help"].replace("%", "%%"))
+    settings.add_options(parser, config_fields())
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
     return parser
 
@@ -239,8 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"openedge: {done}/{total} runs", file=sys.stderr, flush=True)
 
     try:
-        settings = {f["name"]: getattr(args, f["name"]) for f in config_fields()}
-        result = run_ladder(progress=progress, **settings)
+        from . import settings
+
+        result = run_ladder(progress=progress, **settings.given(args, config_fields()))
     except ConfigError as error:
         return fail(f"{_option(error.parameter)}: {error.reason}")
     except ValueError as error:  # the engine's own checks, e.g. an address it cannot parse

@@ -4,9 +4,10 @@
     >>> result = tpcc.run(warehouses=1, transactions=2000)
     >>> result.to_frame()
 
-The configuration is checked here first (types and ranges, with messages that
-name the parameter and its allowed values) so mistakes are reported before a
-database is loaded; the engine checks again in C++ for the native driver.
+The settings are the engine's (engine/src/driver/run_config_fields.cpp:
+name, type, unit, range, default, help; `registry.run_config_fields()`), and
+the engine checks them once, before a database is loaded; a bad one is a
+ConfigError naming it.
 """
 from __future__ import annotations
 
@@ -171,72 +172,24 @@ def _process_cpu_seconds() -> float:
 
 
 def run(
-    warehouses: int = 1,
-    transactions: int = 40_000,
-    mix: Mapping[str, float] | None = None,
-    variant: str = "paper",
-    seed: int = 1,
-    page_size: int = 0,
-    key_compare: str = "auto",
-    seconds: float = 0.0,
-    progress: bool | ProgressFn | None = None,
     *,
-    stack: str = "bare",
-    meter: str = "none",
-    log_dir: str = "",
-    progress_every: int = 1000,
-    check_consistency: bool = True,
-    cache_policy: str = "lru",
-    pool_fraction: float = 0.1,
-    data_dir: str = "",
-    o_direct: bool = True,
-    trace_path: str = "",
-    trace_format: str = "txt",
-    terminals: int = 1,
-    warmup_transactions: int = 0,
+    progress: bool | ProgressFn | None = None,
     max_foreign_cores: float | None = None,
     max_reruns: int | None = None,
+    **settings: Any,
 ) -> RunResult:
     """Load a TPC-C database and run the transaction mix on it.
 
-    warehouses      TPC-C scale factor, >= 1 (about 100 MB each).
-    transactions    stop after this many (0: only `seconds` limits the run).
-    mix             weight per transaction type (new_order, payment,
-                    order_status, delivery, stock_level); omitted types weigh 0.
-                    Default {"new_order": 0.5, "payment": 0.5}.
-    variant         "paper" (the simplified transactions of Harizopoulos et
-                    al. 2008) or "spec" (TPC-C input generation).
-    seed            random seed; same seed and config -> same transactions.
-    page_size       bytes per page, a power of two; 0: the stack's default
-                    (8 KB; 32 KB from E1's step 8 on).
-    key_compare     "auto" (the stack's), "integer" (hand-coded integer key
-                    search) or "generic" (descriptor-driven); a choice only
-                    for the bare stack.
-    seconds         stop after this long (0: no time limit).
-    stack           "bare" (storage only), "step0".."step10" (E1's removal
-                    ladder: step 0 has logging, locking, latching, a buffer
-                    pool...; each step removes one more) or "optimal" (E1's
-                    hand-built in-memory kernel).
-    meter           "none", or "perf": per-phase instructions and cycles from
-                    hardware counters (fails where the CPU exposes none).
-    log_dir         where a flushing log (steps 0-1) writes its file
-                    ("" = $TMPDIR or /tmp).
-    cache_policy    E5, stack "disk" (the database in a file, a buffer pool of
-                    pool_fraction of it): lru, fifo, clock, sieve, s3fifo, 2q
-                    or soqol. pool_fraction in (0, 1]; data_dir: where the
-                    database file goes ("" = $TMPDIR or /tmp); o_direct: read
-                    and write it with O_DIRECT where the filesystem allows.
-    trace_path      E5: record the page reference string of the measured phase
-                    here (single thread; trace_format "txt", "csv" or
-                    "oracle_general", libCacheSim's formats).
-    terminals       concurrent terminals, each an OS thread with its own home
-                    warehouse (1 + t mod warehouses) and random stream, no
-                    think time; more than 1 needs step0, step1, step2 or disk
-                    (and no trace_path).
-                    Deadlock victims are rolled back and rerun ("retries").
-    warmup_transactions  run this many of the mix by one terminal before the
-                    measured phase, counted nowhere (the pool's and meter's
-                    counters start after it: a steady-state measurement).
+    settings        the engine's run settings, by name: warehouses,
+                    transactions, mix, variant, seed, stack, terminals, E5's
+                    cache_policy and pool_fraction, ... Each one's type, unit,
+                    range, default and meaning are in the engine's settings
+                    table (engine/src/driver/run_config_fields.cpp), which
+                    `registry.run_config_fields()` and `dbrepro list` print;
+                    those omitted keep their defaults. The engine checks them
+                    all before any work (ConfigError names the first bad one).
+                    The stacks are E1's removal ladder ("step0".."step10",
+                    "optimal"), "bare" (storage only) and E5's "disk".
     progress        True: progress line on stderr; False: none; a callable
                     progress(done, total) -> bool (False stops the run);
                     None (default): a progress line if stderr is a terminal.
@@ -252,31 +205,9 @@ def run(
     Returns a RunResult; `.to_dict()` is the raw-run record, `.to_frame()` a
     table with one row per transaction type.
     """
-    config = validate_config(
-        warehouses=warehouses,
-        transactions=transactions,
-        seconds=seconds,
-        mix=DEFAULT_MIX if mix is None else mix,
-        variant=variant,
-        seed=seed,
-        stack=stack,
-        page_size=page_size,
-        key_compare=key_compare,
-        meter=meter,
-        log_dir=log_dir,
-        progress_every=progress_every,
-        check_consistency=check_consistency,
-        cache_policy=cache_policy,
-        pool_fraction=pool_fraction,
-        data_dir=data_dir,
-        o_direct=o_direct,
-        trace_path=trace_path,
-        trace_format=trace_format,
-        terminals=terminals,
-        warmup_transactions=warmup_transactions,
-    )
+    config = validate_config(**settings)
     guard = guard_settings(max_foreign_cores, max_reruns)
-    callback, progress_line = _progress_callback(progress, f"tpcc {variant} w={warehouses}")
+    callback, progress_line = _progress_callback(progress, f"tpcc {config['variant']} w={config['warehouses']}")
     engine = _engine()
 
     def engine_run() -> Mapping[str, Any]:

@@ -34,7 +34,7 @@ def validate(config: Any, schema_path: PathLike) -> None:
     from snakemake.utils import validate as snakemake_validate
 
     with open(schema_path, encoding="utf-8") as file:
-        schema = with_registry(yaml.safe_load(file))
+        schema = with_settings(with_registry(yaml.safe_load(file)))
     # Our own pass first: Snakemake's wraps the error in a WorkflowError whose
     # text is the whole schema fragment.
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(config))
@@ -72,6 +72,38 @@ def with_registry(schema: Any) -> Any:
         else:
             out[key] = with_registry(value)
     return out
+
+
+CONSTRAINTS = ("minimum", "maximum", "exclusiveMinimum", "enum")
+
+
+def with_settings(schema: Any) -> Any:
+    """The schema with each study property marked `x-setting: NAME` described
+    and ranged by NAME's row of the study's engine settings table
+    (dbrepro.settings): the schema itself says only what the workflow adds
+    (`x-note`: the article's values, the profile's use; the profile's
+    default; a list where the profile sweeps the setting)."""
+    from . import settings
+
+    for study, section in schema.get("properties", {}).items():
+        if study not in settings.TABLES or not isinstance(section, dict):
+            continue
+        rows = {row["name"]: row for row in settings.table(study)}
+        for key, prop in section.get("properties", {}).items():
+            prop.pop("x-differs", None)  # why a property named like a setting is not that setting (read by tests)
+            name = prop.pop("x-setting", None)
+            if name is None:
+                continue
+            if name not in rows:
+                raise ConfigFileError("", f"schema: {study}.{key}: x-setting {name!r} is not a setting of {study} "
+                                          f"(allowed: {', '.join(rows)})")
+            row, note = rows[name], prop.pop("x-note", None)
+            prop["description"] = settings.described(row) + (f"; here: {note}" if note else "")
+            # The engine's range, narrowed where the workflow needs more (a run of at least one transaction).
+            target = prop.setdefault("items", {}) if prop.get("type") == "array" else prop
+            own = {key: target[key] for key in CONSTRAINTS if key in target}
+            target.update({**settings.range_schema(row), **own})
+    return schema
 
 
 def _one_line(error) -> ConfigFileError:

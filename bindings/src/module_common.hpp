@@ -129,13 +129,14 @@ py::dict config_to_python(const Fields& fields, const Config& config) {
   return out;
 }
 
-// A settings table as Python reads it: name, type, default, help per field.
+// A settings table as Python reads it: name, type, unit, range, default, help per field.
 template <class Config, class Fields>
 py::list fields_table(const Fields& fields) {
   const Config defaults;
   py::list rows;
   for (const auto& f : fields)
     rows.append(py::dict(py::arg("name") = f.name, py::arg("type") = config::field_type_name(f.type),
+                         py::arg("unit") = f.unit, py::arg("range") = f.range,
                          py::arg("default") = field_to_python(f.get(defaults)), py::arg("help") = f.help));
   return rows;
 }
@@ -156,7 +157,7 @@ void def_config(py::module_& m, const std::string& name, const Fields& fields, C
        "ValueError names the first bad one.").c_str());
   m.def(
       (name + "_fields").c_str(), [fields] { return fields_table<Config>(fields); },
-      ("The settings of " + what + ": name, type, default, help.").c_str());
+      ("The settings of " + what + ": name, type, unit, range, default, help.").c_str());
 }
 
 // The engine's one JSON serialisation of a result, as Python objects.

@@ -2,8 +2,10 @@
 // A settings table: each field of a config struct with its name, type and
 // meaning, how to set it from a front end's value (its range checked, the
 // error naming the field) and how to read it back. TPC-C's RunConfig
-// (driver/run_config_fields.hpp) and E3's LadderConfig
-// (openedge/ladder_fields.hpp) are described this way, so the Python binding,
+// (driver/run_config_fields.hpp), E2's KeyCacheRunConfig
+// (driver/key_cache_fields.hpp), E3's LadderConfig
+// (openedge/ladder_fields.hpp) and E4's SessionsRunConfig
+// (sched/sessions_fields.hpp) are described this way, so the Python binding,
 // the command lines and the docs read one table instead of restating it.
 #include <limits>
 #include <map>
@@ -28,10 +30,16 @@ struct FieldInteger {
 using FieldValue = std::variant<bool, FieldInteger, double, std::string, std::map<std::string, double>,
                                 std::vector<FieldInteger>>;
 
+// unit and range are what a reader is told (`dbrepro run STUDY --help`, the
+// config schema's descriptions); the range is enforced by `set` and by the
+// config's validate(), and tests/test_settings_tables.py checks that a value
+// just outside each stated range is refused, naming the field.
 template <class Config>
 struct Field {
   const char* name;
   FieldType type;
+  const char* unit;   // "" when the value has none
+  const char* range;  // "lo..hi", ">= n", "> x", "(0, 1]", "a, b, c" or prose; "" when any value of the type
   const char* help;
   void (*set)(Config& config, const FieldValue& value);  // throws std::invalid_argument naming the field
   FieldValue (*get)(const Config& config);

@@ -1,0 +1,206 @@
+"""A study's settings as the engine's settings table states them.
+
+Each study's settings (name, type, unit, range, default, help) live in one
+table in the engine (engine/src/common/config_fields.hpp and the study's
+*_fields.cpp), read here through `_engine.<table>_fields()`. This module turns
+a table into what a front end needs, so that nothing restates it:
+
+    settings.table("key_cache")             # the rows, as the engine has them
+    settings.add_options(parser, rows)      # one --option per row, generated
+    settings.given(args, rows)              # the parsed options, by setting name
+
+Values are parsed here only as far as their type (an integer, a number, a
+comma-separated list); their ranges are checked once, in C++, on the way in,
+and the engine's error names the setting, which `option_error` shows as its
+option.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from typing import Any, Iterable
+
+# Each study's table, by the study's workflow name: the engine function whose
+# rows are its settings (E1 and E5 run TPC-C, so they read TPC-C's table).
+TABLES = {
+    "tpcc": "run_config",
+    "looking_glass": "run_config",
+    "key_cache": "key_cache_config",
+    "openedge": "openedge_config",
+    "quantum": "quantum_config",
+    "fifo_cache": "run_config",
+}
+
+
+def table(study: str) -> list[dict[str, Any]]:
+    """The settings table of `study` (a workflow name): one dict per setting with
+    name, type, unit, range, default and help, in the engine's order."""
+    from . import registry
+
+    try:
+        name = TABLES[study]
+    except KeyError:
+        raise ValueError(f"study: unknown study {study!r} (allowed: {', '.join(TABLES)})") from None
+    return [dict(row) for row in getattr(registry.engine(), f"{name}_fields")()]
+
+
+def names(study: str) -> tuple[str, ...]:
+    return tuple(row["name"] for row in table(study))
+
+
+def option(name: str) -> str:
+    """The command-line option of a setting: `sessions_per_cpu` -> `--sessions-per-cpu`."""
+    return "--" + name.replace("_", "-")
+
+
+# ---------------------------------------------------------------------------
+# Parsing a value as its type (ArgumentTypeError: argparse names the option)
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes", "on"):
+        return True
+    if text.lower() in ("false", "0", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def _integer_list(text: str) -> list[int]:
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    try:
+        values = [int(part) for part in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
+    return values
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """'new_order=0.5,payment=0.5' -> {'new_order': 0.5, 'payment': 0.5} (the engine checks names and weights)."""
+    mix: dict[str, float] = {}
+    for item in text.split(","):
+        name, equals, weight = (part.strip() for part in item.partition("="))
+        if not equals or not name:
+            raise argparse.ArgumentTypeError(f"{item.strip()!r} is not TYPE=WEIGHT (e.g. new_order=0.5,payment=0.5)")
+        try:
+            mix[name] = float(weight)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"weight {weight!r} of {name} is not a number") from None
+    return mix
+
+
+PARSERS = {"int": _integer, "float": _number, "bool": _bool, "str": str, "int list": _integer_list, "mix": parse_mix}
+METAVARS = {"int": "N", "float": "X", "bool": "{true,false}", "str": "TEXT", "int list": "N[,N...]",
+            "mix": "TYPE=W[,TYPE=W...]"}
+
+
+def shown(value: Any) -> str:
+    """A default as a user would type it on the command line."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return ",".join(f"{name}={weight:g}" for name, weight in value.items())
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(item) for item in value)
+    if value == "":
+        return "''"
+    return str(value)
+
+
+def metavar(row: dict[str, Any]) -> str:
+    """TEXT, N, ...; a text setting whose range is a list of words shows them: {paper,spec}."""
+    words = [word.strip() for word in row.get("range", "").split(",")]
+    if row["type"] == "str" and len(words) > 1 and all(word.isidentifier() for word in words):
+        return "{" + ",".join(words) + "}"
+    return METAVARS[row["type"]]
+
+
+def describe(row: dict[str, Any]) -> str:
+    """A setting's help line: its help, unit, range and default, all from the table."""
+    text = row["help"]
+    if row.get("unit"):
+        text += f" [{row['unit']}]"
+    if row.get("range"):
+        text += f"; range: {row['range']}"
+    return f"{text}; default: {shown(row['default'])}"
+
+
+# The JSON-schema types of the table's types (a list's items are integers).
+SCHEMA_TYPES = {"int": "integer", "float": "number", "bool": "boolean", "str": "string", "int list": "array",
+                "mix": "object"}
+
+
+def range_schema(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's stated range as JSON-schema keywords of one value ({} where the
+    range is prose the schema cannot say: the engine still checks it)."""
+    text = row.get("range", "")
+    if m := re.fullmatch(r"(?:each )?(\d+)\.\.(\d+)(?:,.*)?", text):
+        return {"minimum": int(m[1]), "maximum": int(m[2])}
+    if m := re.fullmatch(r">= (\d+)(?:;.*)?", text):
+        return {"minimum": int(m[1])}
+    if m := re.fullmatch(r"> (\d+)", text):
+        return {"exclusiveMinimum": int(m[1])}
+    if text == "(0, 1]":
+        return {"exclusiveMinimum": 0, "maximum": 1}
+    words = [word.strip() for word in text.split(",")]
+    if row["type"] == "str" and len(words) > 1 and all(word.isidentifier() for word in words):
+        return {"enum": words}
+    return {}
+
+
+def described(row: dict[str, Any]) -> str:
+    """A setting's help, unit and range (what a schema or a page says of it; the default is the caller's)."""
+    return describe(row).rsplit("; default: ", 1)[0]
+
+
+def add_options(parser: argparse.ArgumentParser, rows: Iterable[dict[str, Any]], *,
+                required: Iterable[str] = (), defaults: dict[str, Any] | None = None) -> None:
+    """One option per row, named, typed and documented by the row. `required`
+    names settings the command cannot default (e.g. E2's table_dir); `defaults`
+    replaces a row's default where the command's differs (said in its help)."""
+    required, defaults = set(required), dict(defaults or {})
+    for row in rows:
+        name = row["name"]
+        help_text = describe(row)
+        default = row["default"]
+        if name in defaults:
+            default = defaults[name]
+            help_text = help_text.rsplit("; default: ", 1)[0] + f"; default here: {shown(default)}"
+        if name in required:
+            help_text = help_text.rsplit("; default: ", 1)[0] + " (required)"
+        parser.add_argument(option(name), dest=name, type=PARSERS[row["type"]], metavar=metavar(row),
+                            default=None if name in required else default, required=name in required,
+                            help=help_text.replace("%", "%%"))
+
+
+def given(args: argparse.Namespace, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The settings the parsed options hold, by setting name."""
+    return {row["name"]: getattr(args, row["name"]) for row in rows}
+
+
+def option_error(message: str, names: Iterable[str]) -> str:
+    """An engine error 'setting: reason' shown as '--setting: reason' when it names one of `names`."""
+    first = (message.splitlines() or ["invalid configuration"])[0]
+    name, colon, rest = first.partition(":")
+    if colon and name.strip() in set(names):
+        return f"{option(name.strip())}:{rest}"
+    return first
