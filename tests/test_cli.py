@@ -19,11 +19,11 @@ TPCC_OPTIONS = [
 
 
 def test_run_writes_a_valid_record(python, tmp_path):
-    out = tmp_path / "runs" / "spec.json"
+    out = tmp_path / "runs" / "spec.json"  # its folder made: it is inside the working folder
     done = python(
         "-m", "dbrepro", "run", "tpcc", "--warehouses", "1", "--transactions", "500",
         "--variant", "spec", "--seed", "3", "--mix", "new_order=0.45,payment=0.55",
-        "--out", str(out), "--no-progress",
+        "--out", "runs/spec.json", "--no-progress", cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -61,6 +61,14 @@ def test_bad_argument_is_one_line_and_exit_2(python, tmp_path, args, option):
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("dbrepro: error: ") and option in lines[0], lines[0]
     assert not out.exists()
+
+
+def test_out_makes_no_folder_outside_the_working_folder(python, tmp_path):
+    (tmp_path / "work").mkdir()
+    out = tmp_path / "elsewhere" / "deeper" / "run.json"
+    done = python("-m", "dbrepro", "run", "tpcc", "--transactions", "10", "--out", str(out), cwd=tmp_path / "work")
+    assert done.returncode == 2 and "does not exist and is outside the working folder" in done.stderr
+    assert done.stderr.count("\n") == 1 and not (tmp_path / "elsewhere").exists()
 
 
 def test_bad_choice_lists_allowed_values(python, tmp_path):

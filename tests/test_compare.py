@@ -122,6 +122,7 @@ def test_same_run_agrees_with_itself(runs, capsys):
 
 def test_out_csv_and_markdown(runs, tmp_path, capsys):
     out = tmp_path / "cmp" / "table.csv"
+    out.parent.mkdir()  # outside the working folder, --out makes no folder
     code, lines, _ = run_cli(capsys, *runs, "--out", out)
     assert code == 0 and lines[0] == f"table: {out}"
     assert lines[-1] == FINAL.format(6, 2, 1, 3)

@@ -237,7 +237,8 @@ def _option_name(parameter: str) -> str:
 def _check_writable(out: str) -> None:
     """Fail before a long run, not after it, if --out cannot be written.
 
-    Creates nothing: the folder is made when the record is written.
+    Creates nothing: the folder is made when the record is written, and only
+    inside the working folder; elsewhere it must exist already.
     """
     from .records import not_a_regular_file
 
@@ -252,6 +253,12 @@ def _check_writable(out: str) -> None:
         existing = existing.parent
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
         raise CliError(f"--out: cannot create {out} ({existing} is not a writable folder)")
+    # Missing folders are made only inside the working folder (a run's results tree):
+    # a mistyped absolute path must not leave new folders elsewhere.
+    working = Path.cwd().resolve()
+    if existing != target.parent and not target.parent.is_relative_to(working):
+        raise CliError(f"--out: folder {target.parent} does not exist and is outside the working folder "
+                       f"{working}; create it first")
 
 
 def _engine_error_line(error: ValueError) -> str:
