@@ -253,3 +253,54 @@ def test_the_resolved_schema_holds_the_engine_ranges():
     assert (threads["minimum"], threads["maximum"]) == (1, 1024)
     transactions = schema["properties"]["tpcc"]["properties"]["transactions"]
     assert transactions["minimum"] == 1  # narrowed: a workflow run counts at least one
+
+
+# ---------------------------------------------------------------------------
+# Settings as data: a command reads a cell's settings from one file, by the
+# table's names; an option on the command line wins.
+
+
+def test_a_settings_file_sets_a_command_and_the_line_wins(tmp_path, capsys):
+    from dbrepro import read_record
+
+    cell = tmp_path / "cell.json"
+    cell.write_text('{"warehouses": 1, "transactions": 300, "variant": "spec", "seed": 4}\n')
+    out = tmp_path / "run.json"
+    assert cli.main(["run", "tpcc", "--settings", str(cell), "--transactions", "200", "--out", str(out),
+                     "--no-progress"]) == 0
+    config = read_record(out)["config"]
+    assert (config["variant"], config["seed"], config["transactions"]) == ("spec", 4, 200)
+    # a required setting (E1's step) may come from the file
+    count = tmp_path / "count.json"
+    count.write_text('{"step": 11, "txn_type": "payment", "transactions": 10, "cycles": false, "backend": "callgrind"}')
+    assert cli.main(["run", "looking_glass", "--settings", str(count), "--out", str(tmp_path / "c.json")]) == 0
+    assert read_record(tmp_path / "c.json")["config"]["step"] == 11
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"warehouse": 1}', "unknown setting 'warehouse' (allowed: warehouses, "),
+    ("[1, 2]", "must hold an object of settings by name"),
+    ("{", "is not JSON"),
+])
+def test_a_bad_settings_file_is_one_line(tmp_path, capsys, text, message):
+    cell = tmp_path / "cell.json"
+    cell.write_text(text)
+    assert cli.main(["run", "tpcc", "--settings", str(cell), "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dbrepro: error: --settings: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_the_workflow_hands_each_run_its_settings_file(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-p", "--configfile", "config/smoke.yaml",
+                           "--directory", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    commands = [line for line in done.stdout.splitlines() if " -m dbrepro" in line]
+    for command in ("dbrepro run tpcc", "dbrepro run looking_glass", "dbrepro.key_cache run",
+                    "dbrepro.openedge", "dbrepro.fifo_cache run", "dbrepro.fifo_cache cells",
+                    "dbrepro.fifo_cache trace"):
+        lines = [line for line in commands if command in line]
+        assert lines and all("--settings" in line for line in lines), command

@@ -221,3 +221,57 @@ def machine_memory_mb():
 
 if "memory_mb" not in workflow.global_resources:
     workflow.register_resource("memory_mb", max(machine_memory_mb() - 2048, 1024))
+
+
+# Settings as data: each cell's settings, named as its study's engine settings
+# table names them (the names of the profile, the command line, Python, the
+# record and the table alike), go to one JSON file that the cell's run command
+# reads (`--settings FILE`), instead of a flag per setting in the rule's shell
+# line. Each study registers every cell's settings when the workflow is read
+# (a job run in a process of its own reads the workflow again, so the table
+# is the same there) and a run takes the cell's file as an input; a changed
+# setting rewrites the file, and the cell runs again.
+CELL_SETTINGS = {}
+from types import SimpleNamespace  # a repeat's number where a rule's wildcards would give it
+
+
+def profile_settings(study, section, leave_out=()):
+    """The profile section's values of `study`'s engine settings (those of its
+    table's names the section has, but `leave_out`); a list where the setting
+    is one text (E2's distributions) is joined as the engine reads it."""
+    from dbrepro import settings
+
+    out = {}
+    for row in settings.table(study):
+        name = row["name"]
+        if name in section and name not in leave_out:
+            value = section[name]
+            out[name] = ",".join(map(str, value)) if row["type"] == "str" and isinstance(value, list) else value
+    return out
+
+
+def cell_settings(study, cell, values):
+    """Registers one cell's settings (by setting name); the path of its file."""
+    CELL_SETTINGS[(study, cell)] = dict(values)
+    return settings_path(study, cell)
+
+
+def settings_path(study, cell):
+    """The file of a registered cell's settings (a KeyError names an unregistered one)."""
+    CELL_SETTINGS[(study, cell)]
+    return f"{RESULTS}/settings/{study}/{cell}.json"
+
+
+rule cell_settings:
+    """One cell's settings file (cell_settings above), what its run reads with --settings."""
+    output:
+        f"{RESULTS}/settings/{{study}}/{{cell}}.json",
+    params:
+        values=lambda wildcards: CELL_SETTINGS[(wildcards.study, wildcards.cell)],
+    localrule: True
+    run:
+        import json
+
+        with open(output[0], "w", encoding="utf-8") as file:
+            json.dump(params.values, file, indent=1, sort_keys=True)
+            file.write("\n")

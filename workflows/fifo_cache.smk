@@ -49,6 +49,26 @@ FC_SCALE_RUNS_ALL_SEEDS = expand(FC_SCALE_RUN, seed=FC_SCALE_SEEDS, **FC_SCALE_G
 # forked child adds its pool, up to the largest fraction of the database.
 FC_MB_PER_WAREHOUSE = 100.4
 
+# Every cell's settings (settings as data, workflows/common.smk): the profile's run
+# settings, then the cell's (the timed grid's seed is its repeat's).
+for _rep in FC_REPEATS:
+    for _policy in FC_GRID["policy"]:
+        for _percent in FC_GRID["percent"]:
+            for _terminals in FC_GRID["terminals"]:
+                cell_settings(FC_STUDY, f"rep{_rep}_{_policy}_p{_percent}_t{_terminals}", {
+                    **profile_settings(FC_STUDY, FC), "seed": repeat_seed(FC["seed"])(SimpleNamespace(rep=_rep)),
+                    "cache_policy": _policy,
+                    "pool_fraction": float(_percent) / 100, "terminals": int(_terminals)})
+for _seed in FC_SCALE_SEEDS:
+    for _warehouses in FC["scale_warehouses"]:
+        cell_settings(FC_STUDY, f"scale_seed{_seed}_w{_warehouses}", {
+            "warehouses": _warehouses, "seed": _seed, "transactions": FC["scale_transactions"],
+            "warmup_transactions": FC["scale_warmup_transactions"], "check_consistency": False})
+for _warehouses in FC["trace_warehouses"]:
+    cell_settings(FC_STUDY, f"trace_w{_warehouses}", {
+        "warehouses": _warehouses, "seed": FC["seed"], "transactions": FC["trace_transactions"],
+        "warmup_transactions": FC["trace_warmup_transactions"]})
+
 
 def fc_memory_mb(wildcards, pool_share=0.0):
     return int(FC_MB_PER_WAREHOUSE * int(wildcards.warehouses) * (1 + pool_share)) + 256
@@ -80,6 +100,9 @@ rule fifo_cache_run:
     database, N terminals. Timed runs never overlap and are interleaved."""
     input:
         after_previous_repeat(FC_RUN, FC_GRID),
+        # the profile's run settings (warehouses, transactions, warm-up, seed: the repeat's), the cell's
+        settings=lambda wildcards: settings_path(
+            FC_STUDY, f"rep{wildcards.rep}_{wildcards.policy}_p{wildcards.percent}_t{wildcards.terminals}"),
     output:
         record=FC_RUN,
     log:
@@ -88,20 +111,12 @@ rule fifo_cache_run:
         policy="|".join(FC["policies"]),
         percent=r"[0-9.]+",
         terminals=r"[0-9]+",
-    params:
-        warehouses=FC["warehouses"],
-        transactions=FC["transactions"],
-        warmup=FC["warmup_transactions"],
-        seed=repeat_seed(FC["seed"]),
-        fraction=lambda wildcards: float(wildcards.percent) / 100,
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache run --cache-policy {wildcards.policy} --pool-fraction {params.fraction}"
-        " --terminals {wildcards.terminals} --warehouses {params.warehouses}"
-        " --transactions {params.transactions} --warmup-transactions {params.warmup}"
-        " --seed {params.seed} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache run --settings {input.settings:q}"
+        " --out {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_throughput_table:
@@ -129,6 +144,8 @@ rule fifo_cache_scale_cells:
     counts). Its counts do not depend on the clock, so it is not a timed run;
     the consistency check (which reads the whole database through the pool,
     long at 10+ warehouses) is left to the timed grid and the tests."""
+    input:
+        settings=lambda wildcards: settings_path(FC_STUDY, f"scale_seed{wildcards.seed}_w{wildcards.warehouses}"),
     output:
         records=expand(FC_SCALE_RUN, policy=FC["scale_policies"], percent=FC_SCALE_GRID["percent"], allow_missing=True),
     log:
@@ -139,18 +156,14 @@ rule fifo_cache_scale_cells:
     params:
         policies=FC["scale_policies"],
         fractions=FC["scale_fractions"],
-        transactions=FC["scale_transactions"],
-        warmup=FC["scale_warmup_transactions"],
         # run_cells fills in {policy}, {warehouses}, {percent}; the seed is the job's
         out=lambda wildcards: FC_SCALE_RUN.replace("{seed}", wildcards.seed),
     threads: 1
     resources:
         memory_mb=lambda wildcards: fc_memory_mb(wildcards, max(FC["scale_fractions"])),
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache cells --cache-policies {params.policies} --pool-fractions {params.fractions}"
-        " --warehouses {wildcards.warehouses} --transactions {params.transactions}"
-        " --warmup-transactions {params.warmup} --seed {wildcards.seed}"
-        " --check-consistency false --out {params.out:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache cells --cache-policies {params.policies}"
+        " --pool-fractions {params.fractions} --settings {input.settings:q} --out {params.out:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_scale_table:
@@ -173,6 +186,8 @@ rule fifo_cache_trace:
     """The page reference string of a single-thread TPC-C run at `warehouses`
     from the pool's cold start: the warm-up's references first, then the
     measured phase's (the string does not depend on the policy)."""
+    input:
+        settings=lambda wildcards: settings_path(FC_STUDY, f"trace_w{wildcards.warehouses}"),
     output:
         trace=FC_TRACE,
         record=FC_TRACE_RECORD,
@@ -180,17 +195,12 @@ rule fifo_cache_trace:
         log_path(FC_STUDY, "trace_w{warehouses}"),
     wildcard_constraints:
         warehouses=r"[0-9]+",
-    params:
-        transactions=FC["trace_transactions"],
-        warmup=FC["trace_warmup_transactions"],
-        seed=FC["seed"],
     threads: 1
     resources:
         memory_mb=fc_memory_mb,
     shell:
-        "{PYTHON} -m dbrepro.fifo_cache trace --warehouses {wildcards.warehouses}"
-        " --transactions {params.transactions} --warmup-transactions {params.warmup}"
-        " --seed {params.seed} --out {output.trace:q} --record {output.record:q} > {log:q} 2>&1"
+        "{PYTHON} -m dbrepro.fifo_cache trace --settings {input.settings:q}"
+        " --out {output.trace:q} --record {output.record:q} > {log:q} 2>&1"
 
 
 rule fifo_cache_hit_curve:

@@ -27,6 +27,11 @@ KC_TABLE = {name: f"{KC_TABLE_DIR}/sbtest.{name}" for name in ("MYD", "MYI")}
 KC_RUN = raw_path(KC_STUDY, "model")
 KC_REPEATS = list(range(1, (KC["repeats"] or config["repeats"]) + 1))
 KC_PAPER = repo_file("workflows", "data", "key_cache_paper.yaml")
+# Each repeat's model settings (settings as data, workflows/common.smk): the profile's (its
+# `repeats` is how many records, not a setting), the table, the repeat's rotation.
+for _rep in KC_REPEATS:
+    cell_settings(KC_STUDY, f"model_rep{_rep}", {**profile_settings(KC_STUDY, KC), "table_dir": KC_TABLE_DIR,
+                                                 "repeat": _rep})
 
 
 def kc_table(name):
@@ -102,39 +107,22 @@ rule key_cache_run:
     input:
         after_previous_repeat(KC_RUN, {}),
         **KC_TABLE,
+        # The profile's model settings (its `repeats` is how many records, not a setting); the
+        # repeat's own rotation is --repeat, the grid's cache sizes and extra grids are flags.
+        settings=lambda wildcards: settings_path(KC_STUDY, f"model_rep{wildcards.rep}"),
     output:
         record=KC_RUN,
     log:
         log_path(KC_STUDY, "runs/rep{rep}/model"),
     params:
-        directory=KC_TABLE_DIR,
-        segments=",".join(map(str, KC["segments"])),
-        mode=KC["mode"],
-        threads=",".join(map(str, KC["threads"])),
-        points=",".join(map(str, KC["points"])),
-        distributions=",".join(KC["distributions"]),
-        warmup=KC["warmup_seconds"],
-        seconds=KC["seconds"],
-        buffer=KC["buffer_bytes"],
         index_fractions=",".join(map(str, KC["index_fractions"])),
         grids=kc_grid_options(KC["extra_grids"]),
-        division=KC["division_limit"],
-        age=KC["age_threshold"],
-        replacement=KC["replacement"],
-        latch=KC["latch"],
-        seed=KC["seed"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache run --table-dir {params.directory:q} --segments {params.segments}"
-        " --repeat {wildcards.rep} --mode {params.mode}"
-        " --threads {params.threads} --points {params.points} --distributions {params.distributions}"
-        " --warmup-seconds {params.warmup}"
-        " --seconds {params.seconds} --buffer-bytes {params.buffer} --index-fractions {params.index_fractions}"
-        " {params.grids} --division-limit {params.division}"
-        " --age-threshold {params.age} --replacement {params.replacement} --latch {params.latch}"
-        " --seed {params.seed}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache run --settings {input.settings:q}"
+        " --index-fractions {params.index_fractions} {params.grids}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 

@@ -52,6 +52,19 @@ LG_TARGETS = [
 ]
 STUDY_TARGETS.extend(LG_TARGETS)
 
+# Every cell's settings (workflows/common.smk: settings as data).
+for _seed in LG_SEEDS:
+    for _step in LG_STEPS:
+        for _txn in LG_TXNS:
+            cell_settings(LG_STUDY, f"instructions_seed{_seed}_step{_step}_{_txn}", {
+                "step": _step, "txn_type": _txn, "seed": _seed,
+                **{name: LG["instructions"][name] for name in ("transactions", "warehouses", "backend", "cycles")}})
+for _step in LG["ladder"]["steps"]:
+    cell_settings(LG_STUDY, f"ladder_step{_step}", {
+        "stack": looking_glass.stack_name(int(_step)), "warehouses": LG["ladder"]["warehouses"],
+        "seconds": LG["ladder"]["seconds"], "transactions": 0, "seed": LG["ladder"]["seed"], "variant": "paper",
+        "log_dir": LG_LOG_DIR})
+
 
 rule looking_glass:
     """This study's tables and figures only: `snakemake looking_glass`."""
@@ -64,6 +77,8 @@ rule looking_glass_instructions:
     """Instructions (and cycles) per transaction and phase of one ladder step and
     transaction type on one seed, through `dbrepro run looking_glass`. Counts do
     not depend on timing, so these run in parallel and are not repeated."""
+    input:
+        settings=lambda wildcards: settings_path(LG_STUDY, f"instructions_seed{wildcards.seed}_step{wildcards.step}_{wildcards.txn}"),
     output:
         record=LG_COUNT,
     log:
@@ -72,16 +87,9 @@ rule looking_glass_instructions:
         step=r"[0-9]|1[01]",
         txn="|".join(LG_TXNS),
         seed=r"[0-9]+",
-    params:
-        transactions=LG["instructions"]["transactions"],
-        warehouses=LG["instructions"]["warehouses"],
-        backend=LG["instructions"]["backend"],
-        cycles="" if LG["instructions"]["cycles"] else "--cycles false",
     threads: 1
     shell:
-        "{DBREPRO} run looking_glass --step {wildcards.step} --txn-type {wildcards.txn}"
-        " --transactions {params.transactions} --warehouses {params.warehouses} --seed {wildcards.seed}"
-        " --backend {params.backend} {params.cycles} --out {output.record:q} > {log:q} 2>&1"
+        "{DBREPRO} run looking_glass --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule looking_glass_ladder_run:
@@ -92,6 +100,7 @@ rule looking_glass_ladder_run:
     them and disturbs the timing."""
     input:
         after_previous_repeat(LG_LADDER_RUN, LG_LADDER_GRID),
+        settings=lambda wildcards: settings_path(LG_STUDY, f"ladder_step{wildcards.step}"),
     output:
         record=LG_LADDER_RUN,
     log:
@@ -99,18 +108,12 @@ rule looking_glass_ladder_run:
     wildcard_constraints:
         step=r"[0-9]|1[01]",
     params:
-        stack=lambda wildcards: looking_glass.stack_name(int(wildcards.step)),
-        warehouses=LG["ladder"]["warehouses"],
-        seconds=LG["ladder"]["seconds"],
-        seed=LG["ladder"]["seed"],
         log_dir=LG_LOG_DIR,
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "mkdir -p {params.log_dir:q} && {FOREIGN_LOAD_ENV} {DBREPRO} run tpcc --stack {params.stack}"
-        " --warehouses {params.warehouses} --seconds {params.seconds} --transactions 0"
-        " --seed {params.seed} --variant paper --log-dir {params.log_dir:q}"
+        "mkdir -p {params.log_dir:q} && {FOREIGN_LOAD_ENV} {DBREPRO} run tpcc --settings {input.settings:q}"
         " --no-progress --out {output.record:q} > {log:q} 2>&1"
 
 

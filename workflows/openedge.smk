@@ -19,11 +19,11 @@ OE_REPEATS = list(range(1, (OE["repeats"] or config["repeats"]) + 1))
 # The optimistic cursor measured where it matters: an index scan whose cursor
 # stays in one index block for many records (counts, so one pass of two steps).
 OE_SCAN_RUN = f"{RESULTS}/raw/{OE_STUDY}/scan.json"
-OE_SCAN_STEPS = "0,1"
+OE_SCAN_STEPS = [0, 1]
 # SSJ against MTDBS again with latency added to every client request: the
 # article's "the gain grows with latency" (0 in the profile: no such runs).
 OE_LATENCY_RUN = raw_path(OE_STUDY, "latency")
-OE_LATENCY_STEPS = "2,3"
+OE_LATENCY_STEPS = [2, 3]
 OE_LATENCY_RUNS = expand(OE_LATENCY_RUN, rep=OE_REPEATS) if OE["latency_us"] > 0 else []
 OE_PAPER = repo_file("workflows", "data", "openedge_paper.yaml")
 OE_TABLES = ["runs", "ladder", "users", "traffic", "scan", "latency"]
@@ -33,14 +33,19 @@ def oe_table(name):
     return table_path(OE_STUDY, name)
 
 
-def oe_options():
-    """The profile's openedge settings as `python -m dbrepro.openedge` options, but the
-    seed: each command gives its own (a repeat's, repeat_seed)."""
-    return " ".join(
-        f"--{name.replace('_', '-')} {OE[name]}"
-        for name in ("rows", "fanout", "servers", "users", "max_clients", "passes", "prefetch",
-                     "fixed_latches", "latch_factor", "bucket_percent", "spin", "nap", "napmax", "address")
-    )
+def oe_settings(cell, **run):
+    """Registers one run's settings: the profile's openedge settings (its `repeats`
+    are timed passes, not the engine's repeats within a run; the seed and steps are
+    the run's own), then the run's; the file's path."""
+    shared = profile_settings(OE_STUDY, OE, leave_out=("repeats", "seed", "steps", "message_delay_us"))
+    return cell_settings(OE_STUDY, cell, {**shared, **run})
+
+
+for _rep in OE_REPEATS:
+    _seed = repeat_seed(OE["seed"])(SimpleNamespace(rep=_rep))  # a repeat's runs share its seed
+    oe_settings(f"ladder_rep{_rep}", seed=_seed, steps=OE["steps"])
+    oe_settings(f"latency_rep{_rep}", seed=_seed, steps=OE_LATENCY_STEPS, message_delay_us=OE["latency_us"],
+                repeats=1)
 
 
 OE_TARGETS = [
@@ -69,39 +74,33 @@ rule openedge_run:
         # and after the previous repeat's latency run: ladder, latency, ladder, ...
         lambda wildcards: [ancient(OE_LATENCY_RUN.format(rep=int(wildcards.rep) - 1))]
         if OE_LATENCY_RUNS and int(wildcards.rep) > 1 else [],
+        settings=lambda wildcards: settings_path(OE_STUDY, f"ladder_rep{wildcards.rep}"),
     output:
         record=OE_RUN,
     log:
         log_path(OE_STUDY, "rep{rep}/ladder"),
-    params:
-        options=oe_options(),
-        seed=repeat_seed(OE["seed"]),
-        steps=",".join(map(str, OE["steps"])),
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --seed {params.seed} --steps {params.steps} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_scan_run:
     """Baseline and bht on the scan workload (each user scans its share of
     Table1 through the index): the hash lookups the optimistic cursor avoids
     per index block. Counts, one pass; timed=1 keeps it off the timed runs."""
+    input:
+        settings=oe_settings("scan", seed=OE["seed"], workload="scan", steps=OE_SCAN_STEPS, repeats=1),
     output:
         record=OE_SCAN_RUN,
     log:
         log_path(OE_STUDY, "scan"),
-    params:
-        options=oe_options(),
-        seed=OE["seed"],
-        steps=OE_SCAN_STEPS,
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --seed {params.seed} --workload scan --steps {params.steps} --repeats 1 "
-        "--out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_latency_run:
@@ -110,21 +109,16 @@ rule openedge_latency_run:
     input:
         after_previous_repeat(OE_LATENCY_RUN, {}),
         ladder=lambda wildcards: ancient(OE_RUN.format(rep=wildcards.rep)),
+        settings=lambda wildcards: settings_path(OE_STUDY, f"latency_rep{wildcards.rep}"),  # its ladder's seed
     output:
         record=OE_LATENCY_RUN,
     log:
         log_path(OE_STUDY, "rep{rep}/latency"),
-    params:
-        options=oe_options(),
-        seed=repeat_seed(OE["seed"]),  # the seed of the ladder's repeat it follows
-        steps=OE_LATENCY_STEPS,
-        delay=OE["latency_us"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge {params.options} --seed {params.seed} --steps {params.steps} --message-delay-us {params.delay} "
-        "--repeats 1 --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_tables:

@@ -9,6 +9,11 @@ TPCC = config["tpcc"]
 TPCC_RUN = raw_path("tpcc", "{variant}_w{warehouses}")
 TPCC_GRID = {"variant": TPCC["variants"], "warehouses": TPCC["warehouses"]}
 
+for _variant in TPCC["variants"]:
+    for _warehouses in TPCC["warehouses"]:
+        cell_settings("tpcc", f"{_variant}_w{_warehouses}", {
+            "variant": _variant, "warehouses": _warehouses, "transactions": TPCC["transactions"], "seed": TPCC["seed"]})
+
 STUDY_TARGETS.extend(
     [
         table_path("tpcc", "throughput"),
@@ -21,6 +26,7 @@ rule tpcc_run:
     """One timed TPC-C run, through the `dbrepro run tpcc` command line."""
     input:
         after_previous_repeat(TPCC_RUN, TPCC_GRID),
+        settings=lambda wildcards: settings_path("tpcc", f"{wildcards.variant}_w{wildcards.warehouses}"),
     output:
         record=TPCC_RUN,
     log:
@@ -28,9 +34,6 @@ rule tpcc_run:
     wildcard_constraints:
         variant="|".join(TPCC["variants"]),
         warehouses=r"[1-9][0-9]*",
-    params:
-        transactions=TPCC["transactions"],
-        seed=TPCC["seed"],
     threads: TIMED_THREADS
     resources:
         timed=1,
@@ -38,9 +41,7 @@ rule tpcc_run:
     # are part of the rerun provenance, and the interpreter's path differs
     # between `snakemake` and `python -m snakemake` (python3 vs python).
     shell:
-        "{FOREIGN_LOAD_ENV} {DBREPRO} run tpcc"
-        " --warehouses {wildcards.warehouses} --variant {wildcards.variant}"
-        " --transactions {params.transactions} --seed {params.seed}"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run tpcc --settings {input.settings:q}"
         " --no-progress --out {output.record:q} > {log:q} 2>&1"
 
 

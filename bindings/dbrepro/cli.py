@@ -111,12 +111,17 @@ def build_parser() -> OneLineErrorParser:
         formatter_class=DefaultsHelpFormatter,
     )
     settings.add_options(tpcc_parser, settings.table("tpcc"))
+    settings.add_settings_file(tpcc_parser)
     add = tpcc_parser.add_argument
     add("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
     add("--no-progress", dest="progress", action="store_false", default=None,
         help="no progress line on stderr (default: shown when stderr is a terminal)")
 
-    _add_instructions_parser(studies)
+    instructions_parser = _add_instructions_parser(studies)
+    # Each study command here with the settings it offers: `--settings FILE` fills them.
+    parser.study_commands = {"tpcc": (tpcc_parser, lambda: settings.table("tpcc"))}
+    for name in ("instructions", "looking_glass", "looking-glass"):
+        parser.study_commands[name] = (instructions_parser, _instructions_rows)
 
     for name, (module, summary) in DELEGATED_STUDIES.items():
         studies.add_parser(name, help=f"{summary} (options: {PROG} run {name} --help)", add_help=False,
@@ -167,7 +172,13 @@ def build_compare_parser() -> OneLineErrorParser:
     return parser
 
 
-def _add_instructions_parser(studies) -> None:
+def _instructions_rows() -> list[dict]:
+    from . import looking_glass
+
+    return looking_glass.settings_rows()
+
+
+def _add_instructions_parser(studies) -> argparse.ArgumentParser:
     from . import looking_glass, settings
 
     parser = studies.add_parser(
@@ -187,7 +198,9 @@ def _add_instructions_parser(studies) -> None:
     )
     rows = looking_glass.settings_rows()
     settings.add_options(parser, rows, required=looking_glass.REQUIRED_SETTINGS)
+    settings.add_settings_file(parser)
     parser.add_argument("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
+    return parser
 
 
 # ---------------------------------------------------------------------------
@@ -469,7 +482,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["compare"]:  # needs no engine: do not build the engine's choices
             return run_compare(build_compare_parser().parse_args(argv[1:]))
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if len(argv) >= 2 and argv[0] == "run" and argv[1] in parser.study_commands:
+            from . import settings
+
+            command, rows = parser.study_commands[argv[1]]
+            try:
+                settings.apply_settings_file(command, argv[2:], rows())
+            except ValueError as error:
+                raise CliError(str(error)) from None
+        args = parser.parse_args(argv)
         if args.command == "info":
             return show_info(args)
         if args.command == "list":

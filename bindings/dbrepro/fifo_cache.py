@@ -283,6 +283,7 @@ def _parser() -> argparse.ArgumentParser:
     runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy", description=described,
                                  formatter_class=DefaultsHelpFormatter)
     settings.add_options(runner, command_rows("run"))
+    settings.add_settings_file(runner)
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     cells = commands.add_parser(
         "cells", help="every policy at every pool fraction at one warehouse count: the database loaded once per "
@@ -293,13 +294,16 @@ def _parser() -> argparse.ArgumentParser:
     cells.add_argument("--pool-fractions", nargs="+", type=settings.PARSERS["float"], required=True, metavar="X",
                        help="the cells' pool fractions, each in (0, 1]")
     settings.add_options(cells, command_rows("cells"))
+    settings.add_settings_file(cells)
     cells.add_argument("--out", required=True,
                        help="each cell's record (JSON): a path with {policy}, {warehouses} and {percent}")
     tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run",
                                  description=described, formatter_class=DefaultsHelpFormatter)
     settings.add_options(tracer, command_rows("trace"))
+    settings.add_settings_file(tracer)
     tracer.add_argument("--out", required=True, help="trace file to write")
     tracer.add_argument("--record", default="", help="also write the run's record (JSON): database pages, warm-up references")
+    parser.commands = {"run": runner, "cells": cells, "trace": tracer}
     return parser
 
 
@@ -308,7 +312,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .cli import CliError, _check_writable, _write
 
     prog = "python -m dbrepro.fifo_cache"
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in parser.commands:
+        try:
+            settings.apply_settings_file(parser.commands[argv[0]], argv[1:], command_rows(argv[0]))
+        except ValueError as error:
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return 2
+    args = parser.parse_args(argv)
     given = settings.given(args, command_rows(args.command))
     try:
         if args.command == "cells":

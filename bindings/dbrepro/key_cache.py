@@ -395,6 +395,8 @@ def _parser() -> argparse.ArgumentParser:
                     "table's one index_fraction is --index-fractions here, a list.",
         formatter_class=DefaultsHelpFormatter)
     settings.add_options(runner, _run_rows(), required=("table_dir",))
+    settings.add_settings_file(runner)
+    parser.run_command = runner
     runner.add_argument(
         "--index-fractions", type=_float_list, default=[1.0],
         help="with --buffer-bytes 0: the key buffer as a share of the index, each a cache size of the grid "
@@ -418,7 +420,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import settings
     from .cli import CliError, _check_writable, _write
 
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:
+        try:
+            settings.apply_settings_file(parser.run_command, argv[1:], _run_rows())
+        except ValueError as error:
+            print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
+            return 2
+    args = parser.parse_args(argv)
     try:
         if args.command == "run":
             _check_writable(args.out)  # fail now, not after the timed cells

@@ -196,6 +196,7 @@ def build_parser():
 
     parser = OneLineErrorParser(prog="dbrepro.openedge", description=__doc__, formatter_class=DefaultsHelpFormatter)
     settings.add_options(parser, config_fields())
+    settings.add_settings_file(parser)
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
     return parser
 
@@ -208,7 +209,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
 
     try:
-        args = build_parser().parse_args(argv)
+        from . import settings
+
+        parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        try:
+            settings.apply_settings_file(parser, argv, config_fields())
+        except ValueError as error:
+            raise CliError(str(error)) from None
+        args = parser.parse_args(argv)
         _check_writable(args.out)  # fail now, not after the ladder ran
     except CliError as error:
         return fail(str(error))

@@ -192,6 +192,60 @@ def add_options(parser: argparse.ArgumentParser, rows: Iterable[dict[str, Any]],
                             help=help_text.replace("%", "%%"))
 
 
+SETTINGS_OPTION = "--settings"
+
+
+def add_settings_file(parser: argparse.ArgumentParser) -> None:
+    """--settings FILE.json: the command's settings as data (the workflow writes one per cell)."""
+    parser.add_argument(SETTINGS_OPTION, metavar="FILE.json", default=None,
+                        help="a JSON object of settings by name (the workflow writes one per cell); an option "
+                             "given on the command line wins over the file's value")
+
+
+def _settings_path(argv: list[str]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == SETTINGS_OPTION and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(SETTINGS_OPTION + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def read_settings_file(path: str, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The file's settings, each a setting of `rows`; ValueError (one line) for anything else."""
+    import json
+
+    allowed = [row["name"] for row in rows]
+    try:
+        with open(path, encoding="utf-8") as file:
+            values = json.load(file)
+    except OSError as error:
+        raise ValueError(f"{SETTINGS_OPTION}: cannot read {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{SETTINGS_OPTION}: {path} is not JSON ({error.msg}, line {error.lineno})") from None
+    if not isinstance(values, dict):
+        raise ValueError(f"{SETTINGS_OPTION}: {path} must hold an object of settings by name")
+    unknown = [name for name in values if name not in allowed]
+    if unknown:
+        raise ValueError(f"{SETTINGS_OPTION}: {path}: unknown setting {unknown[0]!r} (allowed: {', '.join(allowed)})")
+    return values
+
+
+def apply_settings_file(parser: argparse.ArgumentParser, argv: Iterable[str], rows: Iterable[dict[str, Any]]) -> None:
+    """Before parsing: the values of `--settings FILE` in argv become the
+    parser's defaults (so a required setting the file gives is not required),
+    the command line still winning. Raises ValueError for a bad file."""
+    rows = list(rows)
+    path = _settings_path(list(argv))
+    if path is None:
+        return
+    values = read_settings_file(path, rows)
+    for action in parser._actions:  # argparse has no public way to relax `required`
+        if action.dest in values:
+            action.default = values[action.dest]
+            action.required = False
+
+
 def given(args: argparse.Namespace, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The settings the parsed options hold, by setting name."""
     return {row["name"]: getattr(args, row["name"]) for row in rows}
