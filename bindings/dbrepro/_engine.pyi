@@ -125,6 +125,10 @@ def run_sessions(
     table_bytes: int = 8388608,
     passes: int = 25,
     page_size: int = 8192,
+    latch: str = "spin_nap",
+    latch_spin: int = 2000,
+    cache_over_table: float = 3.9130434782608696,
+    latches: int = 1024,
 ) -> dict[str, Any]:
     """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
     OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings

@@ -31,9 +31,13 @@ py::dict to_dict(const SessionsResult& result) {
                              py::arg("involuntary_switches") = s.involuntary_switches,
                              py::arg("engine_switches") = s.engine_switches, py::arg("result") = s.result,
                              py::arg("effective_quantum_ms") = s.effective_quantum_ms,
-                             py::arg("switch_cost_fit") = switch_cost_dict(s.switch_cost)));
+                             py::arg("switch_cost_fit") = switch_cost_dict(s.switch_cost),
+                             py::arg("latch_acquisitions") = s.latch.acquisitions,
+                             py::arg("latch_waits") = s.latch.waits, py::arg("latch_wait_ns") = s.latch.wait_ns,
+                             py::arg("latch_holder_preemptions") = s.latch.holder_preemptions));
   return py::dict(py::arg("scheduler") = result.scheduler, py::arg("makespan_seconds") = result.makespan_seconds,
-                  py::arg("table_bytes") = result.table_bytes, py::arg("sessions") = sessions);
+                  py::arg("table_bytes") = result.table_bytes, py::arg("cache_bytes") = result.cache_bytes,
+                  py::arg("latches") = result.latches, py::arg("sessions") = sessions);
 }
 
 // run_sessions(**settings): settings by the E4 table's names (sched/sessions_fields.hpp),

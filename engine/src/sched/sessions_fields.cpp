@@ -25,7 +25,26 @@ WorkloadKind parse_workload(const std::string& name) {
 
 const char* workload_name(WorkloadKind kind) { return kind == WorkloadKind::kMemory ? "memory" : "cpu"; }
 
-const std::array<SessionsField, 10> kSessionsFields = {{
+LatchKind parse_latch(const std::string& name) {
+  if (name == "spin_nap") return LatchKind::kSpinNap;
+  if (name == "adaptive") return LatchKind::kAdaptive;
+  if (name == "futex") return LatchKind::kFutex;
+  throw std::invalid_argument("latch: invalid choice '" + name + "' (allowed: spin_nap, adaptive, futex)");
+}
+
+const char* latch_name(LatchKind kind) {
+  switch (kind) {
+    case LatchKind::kAdaptive:
+      return "adaptive";
+    case LatchKind::kFutex:
+      return "futex";
+    case LatchKind::kSpinNap:
+      break;
+  }
+  return "spin_nap";
+}
+
+const std::array<SessionsField, 14> kSessionsFields = {{
     {"scheduler", FieldType::kText, "engine (the engine's fiber scheduler), os_rr (SCHED_RR) or os_fair",
      [](SessionsRunConfig& c, const FieldValue& v) { c.scheduler = text_of("scheduler", v); },
      [](const SessionsRunConfig& c) { return FieldValue{c.scheduler}; }},
@@ -49,15 +68,27 @@ const std::array<SessionsField, 10> kSessionsFields = {{
     {"cpu_iterations", FieldType::kUnsigned, "a CPU-bound session's units of work",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.cpu_iterations = unsigned_of<u64>("cpu_iterations", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.cpu_iterations); }},
-    {"table_bytes", FieldType::kUnsigned, "a memory-bound session's table, bytes",
+    {"table_bytes", FieldType::kUnsigned, "the table every memory-bound session scans, bytes",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.table_bytes = unsigned_of<u64>("table_bytes", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.table_bytes); }},
-    {"passes", FieldType::kUnsigned, "a memory-bound session's full scans of its table",
+    {"passes", FieldType::kUnsigned, "a memory-bound session's full scans of the table",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.passes = unsigned_of<u32>("passes", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.passes); }},
     {"page_size", FieldType::kUnsigned, "the table's page, bytes",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.page_size = unsigned_of<u32>("page_size", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.page_size); }},
+    {"latch", FieldType::kText, "the buffer cache's chain latches: spin_nap (spins, then sleeps), adaptive or futex",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latch = parse_latch(text_of("latch", v)); },
+     [](const SessionsRunConfig& c) { return FieldValue{std::string(latch_name(c.sessions.latch))}; }},
+    {"latch_spin", FieldType::kUnsigned, "spin_nap latch: tries before it sleeps (Oracle's _spin_count)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latch_spin = unsigned_of<u32>("latch_spin", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.latch_spin); }},
+    {"cache_over_table", FieldType::kFloat, "the buffer cache's size over the table's (the article's 180 MB / 46 MB)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.cache_over_table = float_of("cache_over_table", v); },
+     [](const SessionsRunConfig& c) { return FieldValue{c.sessions.cache_over_table}; }},
+    {"latches", FieldType::kUnsigned, "the buffer cache's chain latches (Oracle's _db_block_hash_latches)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latches = unsigned_of<u32>("latches", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.latches); }},
 }};
 
 }  // namespace
