@@ -64,7 +64,37 @@ def test_gain_of_finishing_order_is_named():
 
 def test_gain_with_cpu_time_saved_is_work_saved():
     e = quantum_claims.Effect(rows(mean_long_5=4.75, cpu_short_5=1.05), 5, ATTRIBUTION)
-    assert e.work_saved and e.mechanism.startswith("work saved")
+    assert e.work_saved and e.mechanism.startswith("switch cost (work saved")
+
+
+def memory_rows(waits_short_5: float, preempted_short_5: float) -> pd.DataFrame:
+    """rows() of the memory workload with the shared table's latch counters: at 5/CPU and Q = 4 ms
+    `waits_short_5` latch waits and `preempted_short_5` holder preemptions per session, at 20 ms 100
+    waits and 1 preemption; the repeats' range of the waits is +-5%. No CPU time saved."""
+    table = rows(mean_long_5=4.75, cpu_short_5=1.0, workload="memory")
+    short5 = (table["quantum_ms"] == "4") & (table["sessions_per_cpu"] == 5)
+    table["latch_waits"] = [waits_short_5 if s else 100.0 for s in short5]
+    table["holder_preemptions"] = [preempted_short_5 if s else 1.0 for s in short5]
+    table["latch_waits_lo"], table["latch_waits_hi"] = 0.95 * table["latch_waits"], 1.05 * table["latch_waits"]
+    return table
+
+
+def test_gain_with_fewer_latch_waits_and_holder_preemptions_is_latch_holder_preemption():
+    e = quantum_claims.Effect(memory_rows(waits_short_5=300.0, preempted_short_5=20.0), 5, ATTRIBUTION)
+    assert not e.work_saved and e.latch_saved
+    assert e.mechanism == "latch-holder preemption (fewer holder preemptions and latch waits per session)"
+    (line,) = quantum_claims.mechanisms(memory_rows(300.0, 20.0), ATTRIBUTION)
+    assert "latch waits per session 300 -> 100, holder preemptions per session 20.0 -> 1.0" in line
+
+
+def test_fewer_latch_waits_without_fewer_preemptions_or_within_the_noise_are_not_named():
+    assert not quantum_claims.Effect(memory_rows(300.0, 1.0), 5, ATTRIBUTION).latch_saved  # holders not preempted less
+    assert not quantum_claims.Effect(memory_rows(105.0, 20.0), 5, ATTRIBUTION).latch_saved  # inside the repeats' range
+
+
+def test_runs_without_latch_counters_name_no_latch_mechanism():
+    e = quantum_claims.Effect(rows(mean_long_5=4.75, cpu_short_5=1.0, workload="memory"), 5, ATTRIBUTION)
+    assert not e.latch_saved
 
 
 def test_a_work_saving_below_the_criteria_files_threshold_is_not_named():

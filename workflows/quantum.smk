@@ -21,6 +21,12 @@ QT_REPEATS = list(range(1, (QT["repeats"] or config["repeats"]) + 1))
 QT_PAPER = repo_file("workflows", "data", "quantum_paper.yaml")
 
 
+def qt_sessions(workload):
+    """Sessions per CPU of a workload: the memory workload's own list where the profile has one."""
+    own = QT.get("memory_sessions_per_cpu") if workload == "memory" else None
+    return own or QT["sessions_per_cpu"]
+
+
 def qt_runs():
     """Every run of one repeat, by name: scheduler x placement x workload x Q x S (os_fair has no Q)."""
     runs = {}
@@ -29,7 +35,7 @@ def qt_runs():
         for placement in QT["placements"]:
             for workload in QT["workloads"]:
                 for q in quanta:
-                    for s in QT["sessions_per_cpu"]:
+                    for s in qt_sessions(workload):
                         runs[f"{scheduler}_{placement}_{workload}_q{q}_s{s}"] = {
                             # os_fair ignores Q; the first one is passed so the option is valid.
                             "scheduler": scheduler, "placement": placement, "workload": workload,
@@ -104,13 +110,14 @@ rule quantum_run:
         sessions=qt_run("sessions"),
         cpus=QT["cpus"],
         table_mb=QT["table_mb"],
+        latch=QT["latch"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
         "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --placement {params.placement}"
         " --workload {params.workload} --quantum-ms {params.quantum} --sessions-per-cpu {params.sessions}"
-        " --cpus {params.cpus} --table-mb {params.table_mb} --sizing {input.sizing:q}"
+        " --cpus {params.cpus} --table-mb {params.table_mb} --latch {params.latch} --sizing {input.sizing:q}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 

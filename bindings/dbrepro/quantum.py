@@ -19,8 +19,15 @@ either pinned there or free on all of them (`placement`):
            root and a kernel that lets debugfs be written (a locked-down
            kernel refuses even reading it: the run then fails and says so).
 
+The memory-bound sessions all scan one table, loaded once into one buffer
+cache with a latch per group of hash chains, as the article's Oracle sessions
+scanned theirs (engine/src/sched/shared_table.hpp; `latch`: spin_nap, the
+default, spins and then sleeps as Oracle's latches; adaptive; futex).
+
 Each run records, per session, its CPU time, voluntary and involuntary
-context switches (getrusage RUSAGE_THREAD of its thread), the quantum in effect
+context switches (getrusage RUSAGE_THREAD of its thread), its latch
+acquisitions, waits, time waited and the holds in which it was switched out
+involuntarily (latch/holder_preemption.hpp), the quantum in effect
 read back with sched_rr_get_interval while it ran, and what a switch cost it:
 the slope of a least-squares line through its units of work (64 pages, 2^14
 iterations), CPU time against the switches inside each unit
@@ -54,6 +61,7 @@ from .tpcc import ConfigError, guard_settings
 KIND = "quantum"
 SCHEDULERS = ("engine", "os_rr", "os_fair", "os_fair_q")
 WORKLOADS = ("cpu", "memory")
+LATCHES = ("spin_nap", "adaptive", "futex")
 PLACEMENTS = ("pinned", "unpinned")
 TIMESLICE_PATH = Path("/proc/sys/kernel/sched_rr_timeslice_ms")
 RT_RUNTIME_PATH = Path("/proc/sys/kernel/sched_rt_runtime_us")
@@ -196,7 +204,9 @@ def _read_int(path: Path) -> int | None:
 
 
 def validate(*, scheduler, workload, quantum_ms, sessions_per_cpu, cpus, cpu_iterations, table_mb, passes,
-             placement="pinned") -> None:
+             placement="pinned", latch="spin_nap") -> None:
+    if latch not in LATCHES:
+        raise ConfigError("latch", f"invalid choice {latch!r} (allowed: {', '.join(LATCHES)})")
     if scheduler not in SCHEDULERS:
         raise ConfigError("scheduler", f"invalid choice {scheduler!r} (allowed: {', '.join(SCHEDULERS)})")
     if placement not in PLACEMENTS:
@@ -226,6 +236,7 @@ def run_sessions(
     cpu_iterations: int = 10_000_000,
     table_mb: float = 8.0,
     passes: int = 25,
+    latch: str = "spin_nap",
     timeslice_path: Path | str = TIMESLICE_PATH,
     fair_slice_path: Path | str | None = None,
     max_foreign_cores: float | None = None,
@@ -235,12 +246,15 @@ def run_sessions(
     process may use), each doing the workload once, pinned to its CPU or free
     on all of them (`placement`); per-session times and the run's mean, min,
     max, delta (max - min), delta/Q, makespan, CPU time and switches per
-    session, the quantum read back, and the switch (refill) cost. The run is
+    session, latch acquisitions, waits, wait time and holder preemptions per
+    session (memory workload: the one shared table's chain latches, of kind
+    `latch`), the quantum read back, and the switch (refill) cost. The run is
     metered for foreign load and run again at once while disturbed
     (max_foreign_cores, max_reruns: as tpcc.run); metrics["host"] has the
     five fields."""
     validate(scheduler=scheduler, workload=workload, quantum_ms=quantum_ms, sessions_per_cpu=sessions_per_cpu,
-             cpus=cpus, cpu_iterations=cpu_iterations, table_mb=table_mb, passes=passes, placement=placement)
+             cpus=cpus, cpu_iterations=cpu_iterations, table_mb=table_mb, passes=passes, placement=placement,
+             latch=latch)
     from . import _engine
 
     cpus_used = cpus or available_cpus()
@@ -249,13 +263,13 @@ def run_sessions(
     config = {
         "scheduler": scheduler, "workload": workload, "placement": placement, "quantum_ms": quantum_ms,
         "sessions_per_cpu": sessions_per_cpu, "cpus": cpus_used, "sessions": sessions_per_cpu * cpus_used,
-        "cpu_iterations": cpu_iterations, "table_mb": table_mb, "passes": passes,
+        "cpu_iterations": cpu_iterations, "table_mb": table_mb, "passes": passes, "latch": latch,
     }
     arguments = dict(
         scheduler=scheduler, workload=workload, cpus=cpus_used, pinned=placement == "pinned",
         sessions_per_cpu=sessions_per_cpu,
         quantum_ms=float(quantum_ms), cpu_iterations=cpu_iterations, table_bytes=int(table_mb * (1 << 20)),
-        passes=passes,
+        passes=passes, latch=latch,
     )
     kernel = {
         "rr_timeslice_ms_before": _read_int(Path(timeslice_path)),
@@ -298,7 +312,7 @@ UNIT_NAMES = {"cpu": "cpu_iterations", "memory": "passes"}
 
 def calibrate(workload: str, *, table_mb: float = 8.0, seconds: float = 0.2) -> dict[str, Any]:
     """CPU seconds of one unit of the workload (one iteration of the CPU loop,
-    one pass over a private table of `table_mb`) run alone on one CPU: a
+    one pass over the shared table of `table_mb`) run alone on one CPU: a
     session of doubling length until it takes `seconds` of CPU time. It runs
     as a SCHED_RR thread where this process may make one (root), so the
     machine's other processes do not share its CPU, as in the runs; else under
@@ -369,6 +383,8 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     return {
         "sessions": sessions,
         "table_bytes": raw["table_bytes"],
+        "cache_bytes": raw["cache_bytes"],
+        "latches": raw["latches"],
         "makespan_seconds": makespan,
         "mean_seconds": statistics.fmean(walls),
         "min_seconds": min(walls),
@@ -384,6 +400,11 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
         # Method: in-run regression of each unit's CPU time on the switches inside it (unit_meter.hpp).
         "switch_cost_us": None if switch_cost is None else switch_cost * 1e6,
         "refill_s_per_session": None if switch_cost is None else switch_cost * metered_switches,
+        # The shared table's chain latches, per session (latch/holder_preemption.hpp); 0 for the CPU workload.
+        "latch_acquisitions": statistics.fmean(s["latch_acquisitions"] for s in sessions),
+        "latch_waits": statistics.fmean(s["latch_waits"] for s in sessions),
+        "latch_wait_ms": statistics.fmean(s["latch_wait_ns"] for s in sessions) / 1e6,
+        "holder_preemptions": statistics.fmean(s["latch_holder_preemptions"] for s in sessions),
         "kernel_switches": kernel_switches,
         "engine_switches": engine_switches,
         "kernel_switches_per_second": kernel_switches / makespan if makespan > 0 else 0.0,
@@ -421,6 +442,8 @@ def build_parser():
     parser.add_argument("--cpu-iterations", type=_integer, default=10_000_000, help="N of workload cpu")
     parser.add_argument("--table-mb", type=_number, default=8.0, help="table size of workload memory, MiB")
     parser.add_argument("--passes", type=_integer, default=25, help="full scans per memory session")
+    parser.add_argument("--latch", type=_choice(*LATCHES), default="spin_nap",
+                        help="the shared table's chain latches: spin_nap spins, then sleeps (Oracle's latches)")
     parser.add_argument("--sizing", help="a sizing record (JSON, from size_sessions): its cpu_iterations or passes "
                         "for the workload replace --cpu-iterations / --passes")
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
@@ -429,7 +452,8 @@ def build_parser():
 
 _OPTION = {"quantum_ms": "--quantum-ms", "sessions_per_cpu": "--sessions-per-cpu", "cpus": "--cpus",
            "cpu_iterations": "--cpu-iterations", "table_mb": "--table-mb", "passes": "--passes",
-           "scheduler": "--scheduler", "workload": "--workload", "placement": "--placement", "sizing": "--sizing"}
+           "scheduler": "--scheduler", "workload": "--workload", "placement": "--placement", "sizing": "--sizing",
+           "latch": "--latch"}
 
 
 def _sized(args) -> dict[str, int]:
@@ -463,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_writable(args.out)  # fail now, not after the sessions ran
         run = run_sessions(scheduler=args.scheduler, workload=args.workload, placement=args.placement,
                            quantum_ms=quantum_ms, sessions_per_cpu=args.sessions_per_cpu, cpus=args.cpus,
-                           table_mb=args.table_mb, **_sized(args))
+                           table_mb=args.table_mb, latch=args.latch, **_sized(args))
     except ConfigError as error:
         return fail(f"{_OPTION.get(error.parameter, error.parameter)}: {error.reason}")
     except TimesliceError as error:
