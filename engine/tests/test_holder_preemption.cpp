@@ -5,10 +5,15 @@
 // spins holding the latch until the other has run, which it can only do when
 // the holder's timeslice ends and the kernel switches it out. No timing is
 // asserted: the counts are what the scheduler's rules make them. SCHED_RR
-// needs root (or CAP_SYS_NICE): without it the tests skip and say so.
+// needs root (or CAP_SYS_NICE): without it the tests skip and say so. ctest
+// runs tests in parallel processes: each test here holds a file lock, so no
+// other test's real-time threads share the CPU with its holder.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -21,6 +26,21 @@ namespace dbrepro {
 namespace {
 
 using Latch = HolderPreemptionLatch<SpinNapLatch>;
+
+// One of these tests at a time on the machine, across ctest's processes.
+class SchedHolderPreemption : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fd_ = ::open("/tmp/dbrepro-holder-preemption-tests.lock", O_RDWR | O_CREAT, 0666);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  void TearDown() override {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 int last_allowed_cpu() {
   cpu_set_t set;
@@ -103,7 +123,7 @@ HolderAndOther holder_then_other(const std::function<void(Latch&)>& other_body) 
     ASSERT_EQ((error), 0);                                                                     \
   } while (0)
 
-TEST(SchedHolderPreemption, HolderSwitchedOutWhileHoldingIsCounted) {
+TEST_F(SchedHolderPreemption, HolderSwitchedOutWhileHoldingIsCounted) {
   const HolderAndOther run = holder_then_other([](Latch&) {});
   SKIP_WITHOUT_RR(run.error);
   EXPECT_EQ(run.holder.acquisitions, 1u);
@@ -111,7 +131,7 @@ TEST(SchedHolderPreemption, HolderSwitchedOutWhileHoldingIsCounted) {
   EXPECT_EQ(run.other.acquisitions, 0u);
 }
 
-TEST(SchedHolderPreemption, LongHoldOnItsOwnCpuIsNotCounted) {
+TEST_F(SchedHolderPreemption, LongHoldOnItsOwnCpuIsNotCounted) {
   const int cpu = last_allowed_cpu();
   Latch latch;
   LatchCounters counts;
@@ -136,7 +156,7 @@ TEST(SchedHolderPreemption, LongHoldOnItsOwnCpuIsNotCounted) {
   EXPECT_EQ(counts.holder_preemptions, 0u);
 }
 
-TEST(SchedHolderPreemption, WaiterOnTheHoldersCpuWaitsForItsTurn) {
+TEST_F(SchedHolderPreemption, WaiterOnTheHoldersCpuWaitsForItsTurn) {
   // The mechanism of E4's growth: a waiter on the holder's CPU cannot get the
   // latch until the holder has the CPU again; it spins, then sleeps, which
   // gives the holder its CPU back.
