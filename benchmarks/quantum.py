@@ -48,7 +48,7 @@ def main() -> None:
                                    table_mb=args.table_mb)["memory"]
     schedulers = ["engine"] + (["os_rr"] if os.access(quantum.TIMESLICE_PATH, os.W_OK) else [])
     means, cpu = defaultdict(list), defaultdict(list)
-    print(f"{quantum.available_cpus()} CPUs, private tables of {args.table_mb} MiB x {sizing['passes']} passes "
+    print(f"{quantum.available_cpus()} CPUs, one shared table of {args.table_mb} MiB x {sizing['passes']} passes "
           f"(~{sizing['session_seconds']:.2f} s alone), {args.placement}, load average {os.getloadavg()[0]:.2f}; "
           f"schedulers: {', '.join(schedulers)}")
     for _ in range(args.repeats):

@@ -21,7 +21,7 @@ if __package__:  # imported as figures.quantum_mean_session_time
 else:  # run as a script: this file's folder is on sys.path
     import style
 
-WORKLOAD_TITLES = {"cpu": "CPU-bound (sqrt loop)", "memory": "memory-bound (private table scans)"}
+WORKLOAD_TITLES = {"cpu": "CPU-bound (sqrt loop)", "memory": "memory-bound (scans of one shared table)"}
 SCHEDULER_TITLES = {"engine": "engine fibers", "os_rr": "OS SCHED_RR", "os_fair": "OS fair",
                     "os_fair_q": "OS fair, base slice = Q"}
 

@@ -184,6 +184,15 @@ def test_run_sessions_record(scheduler, workload, tmp_path):
     assert (m["delta_over_q"] is None) == (scheduler == "os_fair")
     rows = run.to_rows()
     assert len(rows) == 1 and rows[0]["scheduler"] == scheduler and rows[0]["sessions"] == 3
+    if workload == "memory":
+        # One table of 32 pages for all three sessions, in a cache 180/46 its size; every page of every pass
+        # fixed and unfixed under its chain latch: 2 x 2 x 32 acquisitions per session.
+        assert m["table_bytes"] == 0.25 * (1 << 20) and m["cache_bytes"] >= 3.9 * m["table_bytes"]
+        assert m["latches"] == 1024 and run.config["latch"] == "spin_nap"
+        assert all(s["latch_acquisitions"] == 128 for s in m["sessions"]) and m["latch_acquisitions"] == 128
+        assert rows[0]["latch_waits"] >= 0 and rows[0]["holder_preemptions"] >= 0 and rows[0]["latch_wait_ms"] >= 0
+    else:
+        assert m["latch_acquisitions"] == 0 and m["holder_preemptions"] == 0
     from dbrepro.records import write_record
 
     write_record(run, tmp_path / "run.json")
@@ -257,7 +266,7 @@ def test_os_rr_uses_and_restores_the_timeslice(fake_sysctl):
     (dict(scheduler="cfs"), "scheduler"), (dict(workload="io"), "workload"), (dict(quantum_ms=0), "quantum_ms"),
     (dict(sessions_per_cpu=0), "sessions_per_cpu"), (dict(cpus=999), "cpus"), (dict(passes=0), "passes"),
     (dict(table_mb=0), "table_mb"), (dict(scheduler="os_rr", quantum_ms=2.5), "quantum_ms"),
-    (dict(placement="loose"), "placement"),
+    (dict(placement="loose"), "placement"), (dict(latch="mutex"), "latch"),
 ])
 def test_run_sessions_rejects_bad_values(bad, parameter):
     with pytest.raises(ConfigError) as error:

@@ -64,7 +64,37 @@ def test_gain_of_finishing_order_is_named():
 
 def test_gain_with_cpu_time_saved_is_work_saved():
     e = quantum_claims.Effect(rows(mean_long_5=4.75, cpu_short_5=1.05), 5, ATTRIBUTION)
-    assert e.work_saved and e.mechanism.startswith("work saved")
+    assert e.work_saved and e.mechanism.startswith("switch cost (work saved")
+
+
+def memory_rows(waits_short_5: float, preempted_short_5: float) -> pd.DataFrame:
+    """rows() of the memory workload with the shared table's latch counters: at 5/CPU and Q = 4 ms
+    `waits_short_5` latch waits and `preempted_short_5` holder preemptions per session, at 20 ms 100
+    waits and 1 preemption; the repeats' range of the waits is +-5%. No CPU time saved."""
+    table = rows(mean_long_5=4.75, cpu_short_5=1.0, workload="memory")
+    short5 = (table["quantum_ms"] == "4") & (table["sessions_per_cpu"] == 5)
+    table["latch_waits"] = [waits_short_5 if s else 100.0 for s in short5]
+    table["holder_preemptions"] = [preempted_short_5 if s else 1.0 for s in short5]
+    table["latch_waits_lo"], table["latch_waits_hi"] = 0.95 * table["latch_waits"], 1.05 * table["latch_waits"]
+    return table
+
+
+def test_gain_with_fewer_latch_waits_and_holder_preemptions_is_latch_holder_preemption():
+    e = quantum_claims.Effect(memory_rows(waits_short_5=300.0, preempted_short_5=20.0), 5, ATTRIBUTION)
+    assert not e.work_saved and e.latch_saved
+    assert e.mechanism == "latch-holder preemption (fewer holder preemptions and latch waits per session)"
+    (line,) = quantum_claims.mechanisms(memory_rows(300.0, 20.0), ATTRIBUTION)
+    assert "latch waits per session 300 -> 100, holder preemptions per session 20.0 -> 1.0" in line
+
+
+def test_fewer_latch_waits_without_fewer_preemptions_or_within_the_noise_are_not_named():
+    assert not quantum_claims.Effect(memory_rows(300.0, 1.0), 5, ATTRIBUTION).latch_saved  # holders not preempted less
+    assert not quantum_claims.Effect(memory_rows(105.0, 20.0), 5, ATTRIBUTION).latch_saved  # inside the repeats' range
+
+
+def test_runs_without_latch_counters_name_no_latch_mechanism():
+    e = quantum_claims.Effect(rows(mean_long_5=4.75, cpu_short_5=1.0, workload="memory"), 5, ATTRIBUTION)
+    assert not e.latch_saved
 
 
 def test_a_work_saving_below_the_criteria_files_threshold_is_not_named():
@@ -112,3 +142,37 @@ def test_sessions_sized_at_the_articles_ratio():
     assert session_seconds(PAPER, "cpu", 20) == pytest.approx(1.335)
     # Workload 2: 33.98 s alone at 20 ms; Q = 20 ms for its 400 -> 1.699 s.
     assert session_seconds(PAPER, "memory", 20) == pytest.approx(1.699)
+
+
+def test_a_memory_gain_is_credited_by_latch_waits_when_cpu_time_does_not_fall():
+    import claims_common as cc
+
+    def per_repeat(waits_fall: bool) -> pd.DataFrame:
+        # 5 repeats of 1, 3, 6 per CPU at Q 4 and 20 ms: the long quantum's gain 0%, 5%, 10% (it grows);
+        # CPU time per session the same at both quanta; latch waits per session 300 -> 100 where they fall.
+        out = []
+        for r in range(1, 6):
+            for q in (4, 20):
+                for spc, gain in ((1, 0.0), (3, 0.05), (6, 0.10)):
+                    out.append({"scheduler": "os_rr", "placement": "pinned", "workload": "memory",
+                                "quantum_ms": str(q), "sessions_per_cpu": spc, "repeat": r,
+                                "mean_seconds": spc * (1.0 - (gain if q == 20 else 0.0)) * (1 + r / 1000),
+                                "cpu_s_per_session": 1.0 + r / 1000,
+                                "latch_waits": (100.0 if q == 20 and waits_fall else 300.0) + r,
+                                "holder_preemptions": 1.0 if q == 20 and waits_fall else 20.0,
+                                "effective_quantum_ms": q, "voluntary_switches": 0, "involuntary_switches": 1000 / q,
+                                "refill_s_per_session": 0.0})
+        return pd.DataFrame(out)
+
+    criteria = cc.load_criteria("quantum")
+    for waits_fall, verdict in ((True, "yes"), (False, "no")):  # neither measure falls: no work saved
+        repeats = per_repeat(waits_fall)
+        keys = ["scheduler", "placement", "workload", "quantum_ms", "sessions_per_cpu"]
+        grouped = repeats.drop(columns="repeat").groupby(keys)
+        medians = grouped.median()
+        for column in ("cpu_s_per_session", "latch_waits"):
+            medians[f"{column}_lo"], medians[f"{column}_hi"] = grouped[column].min(), grouped[column].max()
+        medians = medians.reset_index().assign(repeats=5)
+        (found,) = quantum_claims.scheduler_claims(medians, "os_rr", PAPER, criteria, repeats, "pinned")
+        assert found.claim_id == "memory_gain_grows" and found.outcome.reproduced == verdict
+        assert any("work saved by latch_waits" in note for note in found.notes)

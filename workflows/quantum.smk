@@ -21,6 +21,12 @@ QT_REPEATS = list(range(1, (QT["repeats"] or config["repeats"]) + 1))
 QT_PAPER = repo_file("workflows", "data", "quantum_paper.yaml")
 
 
+def qt_sessions(workload):
+    """Sessions per CPU of a workload: the memory workload's own list where the profile has one."""
+    own = QT.get("memory_sessions_per_cpu") if workload == "memory" else None
+    return own or QT["sessions_per_cpu"]
+
+
 def qt_runs():
     """Every run of one repeat, by name: scheduler x placement x workload x Q x S (os_fair has no Q)."""
     runs = {}
@@ -29,16 +35,20 @@ def qt_runs():
         for placement in QT["placements"]:
             for workload in QT["workloads"]:
                 for q in quanta:
-                    for s in QT["sessions_per_cpu"]:
+                    for s in qt_sessions(workload):
+                        # By the engine table's names: the profile's settings (cpus, table_mb,
+                        # latch), then the run's; os_fair ignores Q (the first one keeps it valid).
                         runs[f"{scheduler}_{placement}_{workload}_q{q}_s{s}"] = {
-                            # os_fair ignores Q; the first one is passed so the option is valid.
-                            "scheduler": scheduler, "placement": placement, "workload": workload,
-                            "quantum": QT["quanta_ms"][0] if q == "fair" else q, "sessions": s,
+                            **profile_settings(QT_STUDY, QT), "scheduler": scheduler, "placement": placement,
+                            "workload": workload, "quantum_ms": QT["quanta_ms"][0] if q == "fair" else q,
+                            "sessions_per_cpu": s,
                         }
     return runs
 
 
 QT_RUNS = qt_runs()
+for _run, _settings in QT_RUNS.items():  # settings as data (workflows/common.smk)
+    cell_settings(QT_STUDY, _run, _settings)
 QT_SIZING = f"{RESULTS}/raw/{QT_STUDY}/sizing.json"
 QT_RUN = raw_path(QT_STUDY, "{run}")
 QT_GRID = {"run": list(QT_RUNS)}
@@ -49,11 +59,6 @@ QT_TARGETS = [
     *register_figure(QT_STUDY, "mean_session_time", table_path(QT_STUDY, "runs")),
 ]
 STUDY_TARGETS.extend(QT_TARGETS)
-
-
-def qt_run(part):
-    """Params function: one part (scheduler, workload, quantum, sessions) of the run's config."""
-    return lambda wildcards: QT_RUNS[wildcards.run][part]
 
 
 rule quantum:
@@ -90,27 +95,18 @@ rule quantum_run:
     input:
         after_previous_repeat(QT_RUN, QT_GRID),
         sizing=QT_SIZING,
+        settings=lambda wildcards: settings_path(QT_STUDY, wildcards.run),
     output:
         record=QT_RUN,
     log:
         log_path(QT_STUDY, "rep{rep}/{run}"),
     wildcard_constraints:
         run="|".join(QT_GRID["run"]),
-    params:
-        scheduler=qt_run("scheduler"),
-        placement=qt_run("placement"),
-        workload=qt_run("workload"),
-        quantum=qt_run("quantum"),
-        sessions=qt_run("sessions"),
-        cpus=QT["cpus"],
-        table_mb=QT["table_mb"],
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.quantum --scheduler {params.scheduler} --placement {params.placement}"
-        " --workload {params.workload} --quantum-ms {params.quantum} --sessions-per-cpu {params.sessions}"
-        " --cpus {params.cpus} --table-mb {params.table_mb} --sizing {input.sizing:q}"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.quantum --settings {input.settings:q} --sizing {input.sizing:q}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 

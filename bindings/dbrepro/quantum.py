@@ -19,8 +19,15 @@ either pinned there or free on all of them (`placement`):
            root and a kernel that lets debugfs be written (a locked-down
            kernel refuses even reading it: the run then fails and says so).
 
+The memory-bound sessions all scan one table, loaded once into one buffer
+cache with a latch per group of hash chains, as the article's Oracle sessions
+scanned theirs (engine/src/sched/shared_table.hpp; `latch`: spin_nap, the
+default, spins and then sleeps as Oracle's latches; adaptive; futex).
+
 Each run records, per session, its CPU time, voluntary and involuntary
-context switches (getrusage RUSAGE_THREAD of its thread), the quantum in effect
+context switches (getrusage RUSAGE_THREAD of its thread), its latch
+acquisitions, waits, time waited and the holds in which it was switched out
+involuntarily (latch/holder_preemption.hpp), the quantum in effect
 read back with sched_rr_get_interval while it ran, and what a switch cost it:
 the slope of a least-squares line through its units of work (64 pages, 2^14
 iterations), CPU time against the switches inside each unit
@@ -35,7 +42,6 @@ Command line (used by the workflow): python -m dbrepro.quantum --out run.json ..
 """
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import statistics
@@ -49,12 +55,10 @@ from typing import Any, Iterator, Sequence
 from . import provenance
 from .host_load import Guarded, loadavg, row_columns, run_guarded
 from .result import FRAME_ROWS, RunResult
-from .tpcc import ConfigError, guard_settings
+from .tpcc import ConfigError, engine_config_error, guard_settings
 
 KIND = "quantum"
-SCHEDULERS = ("engine", "os_rr", "os_fair", "os_fair_q")
-WORKLOADS = ("cpu", "memory")
-PLACEMENTS = ("pinned", "unpinned")
+PLACEMENTS = ("pinned", "unpinned")  # the engine's table states them (placement); tests and benchmarks sweep them
 TIMESLICE_PATH = Path("/proc/sys/kernel/sched_rr_timeslice_ms")
 RT_RUNTIME_PATH = Path("/proc/sys/kernel/sched_rt_runtime_us")
 FAIR_BASE_SLICE_PATH = Path("/sys/kernel/debug/sched/base_slice_ns")
@@ -195,68 +199,63 @@ def _read_int(path: Path) -> int | None:
         return None
 
 
-def validate(*, scheduler, workload, quantum_ms, sessions_per_cpu, cpus, cpu_iterations, table_mb, passes,
-             placement="pinned") -> None:
-    if scheduler not in SCHEDULERS:
-        raise ConfigError("scheduler", f"invalid choice {scheduler!r} (allowed: {', '.join(SCHEDULERS)})")
-    if placement not in PLACEMENTS:
-        raise ConfigError("placement", f"invalid choice {placement!r} (allowed: {', '.join(PLACEMENTS)})")
-    if workload not in WORKLOADS:
-        raise ConfigError("workload", f"invalid choice {workload!r} (allowed: {', '.join(WORKLOADS)})")
-    if not isinstance(quantum_ms, (int, float)) or isinstance(quantum_ms, bool) or not quantum_ms > 0:
-        raise ConfigError("quantum_ms", f"must be > 0, got {quantum_ms!r}")
-    if scheduler in ("os_rr", "os_fair_q") and quantum_ms != int(quantum_ms):
-        raise ConfigError("quantum_ms", f"must be whole milliseconds for {scheduler} (a kernel tunable), got {quantum_ms!r}")
-    for name, value, low in (("sessions_per_cpu", sessions_per_cpu, 1), ("cpus", cpus, 0),
-                             ("cpu_iterations", cpu_iterations, 1), ("passes", passes, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ConfigError(name, f"must be an integer >= {low}, got {value!r}")
-    if not isinstance(table_mb, (int, float)) or isinstance(table_mb, bool) or not table_mb > 0:
-        raise ConfigError("table_mb", f"must be > 0, got {table_mb!r}")
+def config_fields() -> list[dict[str, Any]]:
+    """E4's settings, from the engine's one table (engine/src/sched/sessions_fields.cpp):
+    name, type, unit, range, default, help."""
+    from . import _engine
+
+    return list(_engine.quantum_config_fields())
+
+
+def validate_config(**settings: Any) -> dict[str, Any]:
+    """A run's settings (named as config_fields() lists them), checked by the
+    engine as a run checks them, defaults filled in (cpus 0: every CPU this
+    process may use); ConfigError names the first bad one. Where the kernel
+    takes Q (os_rr, os_fair_q), Q is whole milliseconds."""
+    from . import _engine
+
+    try:
+        config = dict(_engine.quantum_config(**settings))
+    except (ValueError, TypeError) as error:
+        raise engine_config_error(error, (field["name"] for field in config_fields())) from None
+    quantum_ms = config["quantum_ms"]
+    if config["scheduler"] in ("os_rr", "os_fair_q") and quantum_ms != int(quantum_ms):
+        raise ConfigError("quantum_ms", f"must be whole milliseconds for {config['scheduler']} (a kernel tunable), "
+                                        f"got {quantum_ms!r}")
+    if float(quantum_ms).is_integer():
+        config["quantum_ms"] = int(quantum_ms)
+    return config
 
 
 def run_sessions(
     *,
-    scheduler: str = "engine",
-    workload: str = "cpu",
-    placement: str = "pinned",
-    quantum_ms: float = 20,
-    sessions_per_cpu: int = 1,
-    cpus: int = 0,
-    cpu_iterations: int = 10_000_000,
-    table_mb: float = 8.0,
-    passes: int = 25,
     timeslice_path: Path | str = TIMESLICE_PATH,
     fair_slice_path: Path | str | None = None,
     max_foreign_cores: float | None = None,
     max_reruns: int | None = None,
+    **settings: Any,
 ) -> RunResult:
     """One run: `sessions_per_cpu` sessions on each of `cpus` CPUs (0 = all this
     process may use), each doing the workload once, pinned to its CPU or free
     on all of them (`placement`); per-session times and the run's mean, min,
     max, delta (max - min), delta/Q, makespan, CPU time and switches per
-    session, the quantum read back, and the switch (refill) cost. The run is
-    metered for foreign load and run again at once while disturbed
-    (max_foreign_cores, max_reruns: as tpcc.run); metrics["host"] has the
-    five fields."""
-    validate(scheduler=scheduler, workload=workload, quantum_ms=quantum_ms, sessions_per_cpu=sessions_per_cpu,
-             cpus=cpus, cpu_iterations=cpu_iterations, table_mb=table_mb, passes=passes, placement=placement)
+    session, latch acquisitions, waits, wait time and holder preemptions per
+    session (memory workload: the one shared table's chain latches, of kind
+    `latch`), the quantum read back, and the switch (refill) cost.
+
+    `settings`: E4's settings by name (scheduler, workload, placement,
+    quantum_ms, sessions_per_cpu, cpus, cpu_iterations, table_mb, passes,
+    latch, ...), each described with its unit, range and default by the
+    engine's table (config_fields()) and checked there before any work. For
+    os_rr the kernel's RR timeslice is set to Q for the run (and restored),
+    for os_fair_q the fair scheduler's base slice. The run is metered for
+    foreign load and run again at once while disturbed (max_foreign_cores,
+    max_reruns: as tpcc.run); metrics["host"] has the five fields."""
     from . import _engine
 
-    cpus_used = cpus or available_cpus()
-    if cpus_used > available_cpus():
-        raise ConfigError("cpus", f"this process may use {available_cpus()} CPU(s), asked for {cpus_used}")
-    config = {
-        "scheduler": scheduler, "workload": workload, "placement": placement, "quantum_ms": quantum_ms,
-        "sessions_per_cpu": sessions_per_cpu, "cpus": cpus_used, "sessions": sessions_per_cpu * cpus_used,
-        "cpu_iterations": cpu_iterations, "table_mb": table_mb, "passes": passes,
-    }
-    arguments = dict(
-        scheduler=scheduler, workload=workload, cpus=cpus_used, pinned=placement == "pinned",
-        sessions_per_cpu=sessions_per_cpu,
-        quantum_ms=float(quantum_ms), cpu_iterations=cpu_iterations, table_bytes=int(table_mb * (1 << 20)),
-        passes=passes,
-    )
+    engine_settings = validate_config(**settings)
+    scheduler, quantum_ms = engine_settings["scheduler"], engine_settings["quantum_ms"]
+    config = {**engine_settings, "sessions": engine_settings["sessions_per_cpu"] * engine_settings["cpus"]}
     kernel = {
         "rr_timeslice_ms_before": _read_int(Path(timeslice_path)),
         "rt_runtime_us": _read_int(RT_RUNTIME_PATH),  # RT throttling: RR sessions get at most this share
@@ -267,21 +266,21 @@ def run_sessions(
     loadavg_before = loadavg()
     started = time.perf_counter()
 
-    def sessions(engine_arguments: dict[str, Any]) -> Guarded:
+    def sessions() -> Guarded:
         # The sessions are this process's threads: our own tree, never foreign.
-        return run_guarded(lambda: _engine.run_sessions(**engine_arguments), **guard)
+        return run_guarded(lambda: _engine.run_sessions(**engine_settings), **guard)
 
     if scheduler == "os_rr":
         with rr_timeslice(int(quantum_ms), timeslice_path) as effective:
             kernel["rr_timeslice_ms_effective"] = effective
-            kept = sessions(arguments)
+            kept = sessions()
     elif scheduler == "os_fair_q":
         # The engine runs these sessions exactly as os_fair's; only the slice differs.
         with fair_base_slice(int(quantum_ms), fair_slice_path) as effective:
             kernel["fair_base_slice_ns_effective"] = effective
-            kept = sessions({**arguments, "scheduler": "os_fair"})
+            kept = sessions()
     else:
-        kept = sessions(arguments)
+        kept = sessions()
     metrics = summarize(kept.value, quantum_ms if scheduler != "os_fair" else None)
     metrics["kernel"] = kernel
     metrics["host"] = {
@@ -298,19 +297,18 @@ UNIT_NAMES = {"cpu": "cpu_iterations", "memory": "passes"}
 
 def calibrate(workload: str, *, table_mb: float = 8.0, seconds: float = 0.2) -> dict[str, Any]:
     """CPU seconds of one unit of the workload (one iteration of the CPU loop,
-    one pass over a private table of `table_mb`) run alone on one CPU: a
+    one pass over the shared table of `table_mb`) run alone on one CPU: a
     session of doubling length until it takes `seconds` of CPU time. It runs
     as a SCHED_RR thread where this process may make one (root), so the
     machine's other processes do not share its CPU, as in the runs; else under
     the engine's scheduler (the result says which)."""
-    validate(scheduler="engine", workload=workload, quantum_ms=1, sessions_per_cpu=1, cpus=1,
-             cpu_iterations=1, table_mb=table_mb, passes=1)
     from . import _engine
 
+    # One session alone on one CPU (the table's defaults: pinned, one session per CPU).
+    alone = validate_config(workload=workload, cpus=1, quantum_ms=1000, table_mb=table_mb)
+
     def run(scheduler: str, units: int) -> float:
-        raw = _engine.run_sessions(scheduler=scheduler, workload=workload, cpus=1, pinned=True, sessions_per_cpu=1,
-                                   quantum_ms=1000.0, cpu_iterations=units, table_bytes=int(table_mb * (1 << 20)),
-                                   passes=units)
+        raw = _engine.run_sessions(**{**alone, "scheduler": scheduler, "cpu_iterations": units, "passes": units})
         return raw["sessions"][0]["cpu_seconds"]
 
     units = 1 << 16 if workload == "cpu" else 1
@@ -369,6 +367,8 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     return {
         "sessions": sessions,
         "table_bytes": raw["table_bytes"],
+        "cache_bytes": raw["cache_bytes"],
+        "latches": raw["latches"],
         "makespan_seconds": makespan,
         "mean_seconds": statistics.fmean(walls),
         "min_seconds": min(walls),
@@ -384,6 +384,11 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
         # Method: in-run regression of each unit's CPU time on the switches inside it (unit_meter.hpp).
         "switch_cost_us": None if switch_cost is None else switch_cost * 1e6,
         "refill_s_per_session": None if switch_cost is None else switch_cost * metered_switches,
+        # The shared table's chain latches, per session (latch/holder_preemption.hpp); 0 for the CPU workload.
+        "latch_acquisitions": statistics.fmean(s["latch_acquisitions"] for s in sessions),
+        "latch_waits": statistics.fmean(s["latch_waits"] for s in sessions),
+        "latch_wait_ms": statistics.fmean(s["latch_wait_ns"] for s in sessions) / 1e6,
+        "holder_preemptions": statistics.fmean(s["latch_holder_preemptions"] for s in sessions),
         "kernel_switches": kernel_switches,
         "engine_switches": engine_switches,
         "kernel_switches_per_second": kernel_switches / makespan if makespan > 0 else 0.0,
@@ -408,46 +413,35 @@ FRAME_ROWS[KIND] = _quantum_rows
 
 
 def build_parser():
-    from .cli import DefaultsHelpFormatter, OneLineErrorParser, _choice, _integer, _number
+    """One option per setting of the engine's table, with its unit, range and default; --sizing."""
+    from . import settings
+    from .cli import DefaultsHelpFormatter, OneLineErrorParser
 
     parser = OneLineErrorParser(prog="dbrepro.quantum", description=__doc__, formatter_class=DefaultsHelpFormatter)
-    parser.add_argument("--scheduler", type=_choice(*SCHEDULERS), default="engine")
-    parser.add_argument("--workload", type=_choice(*WORKLOADS), default="cpu")
-    parser.add_argument("--placement", type=_choice(*PLACEMENTS), default="pinned",
-                        help="sessions pinned to their CPU, or free on all the run's CPUs")
-    parser.add_argument("--quantum-ms", type=_number, default=20.0, help="Q, milliseconds")
-    parser.add_argument("--sessions-per-cpu", type=_integer, default=1)
-    parser.add_argument("--cpus", type=_integer, default=0, help="CPUs to use; 0 = all this process may use")
-    parser.add_argument("--cpu-iterations", type=_integer, default=10_000_000, help="N of workload cpu")
-    parser.add_argument("--table-mb", type=_number, default=8.0, help="table size of workload memory, MiB")
-    parser.add_argument("--passes", type=_integer, default=25, help="full scans per memory session")
+    settings.add_options(parser, config_fields())
+    settings.add_settings_file(parser)
     parser.add_argument("--sizing", help="a sizing record (JSON, from size_sessions): its cpu_iterations or passes "
                         "for the workload replace --cpu-iterations / --passes")
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
     return parser
 
 
-_OPTION = {"quantum_ms": "--quantum-ms", "sessions_per_cpu": "--sessions-per-cpu", "cpus": "--cpus",
-           "cpu_iterations": "--cpu-iterations", "table_mb": "--table-mb", "passes": "--passes",
-           "scheduler": "--scheduler", "workload": "--workload", "placement": "--placement", "sizing": "--sizing"}
+def _sized(args, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings, the sizing record's cpu_iterations or passes for the workload in their place."""
+    if not args.sizing:
+        return given
+    import json
 
-
-def _sized(args) -> dict[str, int]:
-    """--cpu-iterations and --passes, or the sizing record's value for the workload."""
-    work = {"cpu_iterations": args.cpu_iterations, "passes": args.passes}
-    if args.sizing:
-        import json
-
-        try:
-            record = json.loads(Path(args.sizing).read_text())[args.workload]
-        except (OSError, ValueError, KeyError) as error:
-            raise ConfigError("sizing", f"no {args.workload} sizing in {args.sizing}: {error}") from None
-        unit = UNIT_NAMES[args.workload]
-        work[unit] = record[unit]
-    return work
+    try:
+        record = json.loads(Path(args.sizing).read_text())[given["workload"]]
+    except (OSError, ValueError, KeyError) as error:
+        raise ConfigError("sizing", f"no {given['workload']} sizing in {args.sizing}: {error}") from None
+    unit = UNIT_NAMES[given["workload"]]
+    return {**given, unit: record[unit]}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import settings
     from .cli import CliError, _check_writable, _write
 
     def fail(message: str, code: int = 2) -> int:
@@ -455,19 +449,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
 
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        try:
+            settings.apply_settings_file(parser, argv, config_fields())
+        except ValueError as error:
+            raise CliError(str(error)) from None
+        args = parser.parse_args(argv)
     except CliError as error:
         return fail(str(error))
-    quantum_ms = int(args.quantum_ms) if float(args.quantum_ms).is_integer() else args.quantum_ms
+    given = settings.given(args, config_fields())
     try:
         _check_writable(args.out)  # fail now, not after the sessions ran
-        run = run_sessions(scheduler=args.scheduler, workload=args.workload, placement=args.placement,
-                           quantum_ms=quantum_ms, sessions_per_cpu=args.sessions_per_cpu, cpus=args.cpus,
-                           table_mb=args.table_mb, **_sized(args))
+        run = run_sessions(**_sized(args, given))
     except ConfigError as error:
-        return fail(f"{_OPTION.get(error.parameter, error.parameter)}: {error.reason}")
+        return fail(f"{settings.option(error.parameter)}: {error.reason}")
     except TimesliceError as error:
-        return fail(f"--scheduler {args.scheduler}: {error}")
+        return fail(f"--scheduler {given['scheduler']}: {error}")
     except CliError as error:
         return fail(str(error))
     except KeyboardInterrupt:
@@ -476,9 +474,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _write(run, args.out)
     except CliError as error:
         return fail(str(error))
-    m = run.metrics
-    print(f"{args.scheduler} {args.placement} {args.workload} Q={quantum_ms} ms "
-          f"(in effect {m['effective_quantum_ms']:g} ms), {run.config['sessions']} sessions: "
+    m, c = run.metrics, run.config
+    print(f"{c['scheduler']} {c['placement']} {c['workload']} Q={c['quantum_ms']} ms "
+          f"(in effect {m['effective_quantum_ms']:g} ms), {c['sessions']} sessions: "
           f"mean {m['mean_seconds']:.3f} s, min {m['min_seconds']:.3f}, max {m['max_seconds']:.3f}, "
           f"makespan {m['makespan_seconds']:.3f} s -> {args.out}")
     return 0

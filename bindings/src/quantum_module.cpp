@@ -31,9 +31,13 @@ py::dict to_dict(const SessionsResult& result) {
                              py::arg("involuntary_switches") = s.involuntary_switches,
                              py::arg("engine_switches") = s.engine_switches, py::arg("result") = s.result,
                              py::arg("effective_quantum_ms") = s.effective_quantum_ms,
-                             py::arg("switch_cost_fit") = switch_cost_dict(s.switch_cost)));
+                             py::arg("switch_cost_fit") = switch_cost_dict(s.switch_cost),
+                             py::arg("latch_acquisitions") = s.latch.acquisitions,
+                             py::arg("latch_waits") = s.latch.waits, py::arg("latch_wait_ns") = s.latch.wait_ns,
+                             py::arg("latch_holder_preemptions") = s.latch.holder_preemptions));
   return py::dict(py::arg("scheduler") = result.scheduler, py::arg("makespan_seconds") = result.makespan_seconds,
-                  py::arg("table_bytes") = result.table_bytes, py::arg("sessions") = sessions);
+                  py::arg("table_bytes") = result.table_bytes, py::arg("cache_bytes") = result.cache_bytes,
+                  py::arg("latches") = result.latches, py::arg("sessions") = sessions);
 }
 
 // run_sessions(**settings): settings by the E4 table's names (sched/sessions_fields.hpp),
@@ -47,6 +51,7 @@ py::dict run_sessions(const py::args& args, const py::kwargs& settings) {
     if (config.scheduler == "engine")
       result = run_engine_scheduler(config.sessions);
     else
+      // os_fair_q is SCHED_OTHER: the caller has set the fair scheduler's base slice.
       result = run_os_scheduler(config.sessions, config.scheduler == "os_rr" ? OsPolicy::kRoundRobin : OsPolicy::kFair);
   }
   return to_dict(result);

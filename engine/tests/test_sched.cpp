@@ -8,13 +8,18 @@
 #include <utility>
 #include <vector>
 
+#include "latch/blocking_latches.hpp"
 #include "sched/fiber_scheduler.hpp"
 #include "sched/run_sessions.hpp"
+#include "sched/shared_table.hpp"
 #include "sched/unit_meter.hpp"
 #include "sched/workloads.hpp"
 
 namespace dbrepro::sched {
 namespace {
+
+using ScanTable = SharedTable<PlainMutex>;
+SharedTableOptions table_of(u64 bytes) { return SharedTableOptions{bytes, 8192}; }
 
 // A session doing `checks` quantum checks, logging which session ran each one.
 auto counting_session(u32 id, u32 checks, std::vector<u32>& trace) {
@@ -89,31 +94,40 @@ TEST(SchedWorkloads, CpuSessionIsDeterministicAndChecksEvery4096) {
 }
 
 TEST(SchedWorkloads, ScanSumsEveryRowOfEveryPass) {
-  ScanTable table(64 * 1024, 8192);
+  ScanTable table(table_of(64 * 1024));
   ASSERT_EQ(table.pages(), 8u);
   u64 checks = 0;
-  const u64 sum = scan_session(table, 3, [&] { ++checks; });
+  LatchCounters latch;
+  const u64 sum = scan_session(table, 3, latch, [&] { ++checks; });
   const u64 rows = 64 * 1024 / 8;
   EXPECT_EQ(sum, 3 * (rows * (rows - 1) / 2));
   EXPECT_EQ(checks, 3 * 8u);
+  // A consistent get per page: the chain latch to pin, again to unpin.
+  EXPECT_EQ(latch.acquisitions, 2 * 3 * 8u);
+  EXPECT_EQ(latch.waits, 0u);
+  EXPECT_EQ(latch.holder_preemptions, 0u);
 }
 
 TEST(SchedFiberScheduler, WorkloadsUnderFibersGiveTheSameResults) {
   TickClock clock;
   FiberScheduler<TickClock> scheduler(clock, 3);
-  ScanTable table(32 * 1024, 8192);
+  ScanTable table(table_of(32 * 1024));
   std::vector<double> cpu(3);
   std::vector<u64> scan(3);
+  std::vector<LatchCounters> latch(3);
   for (u32 i = 0; i < 3; ++i) {
     scheduler.add([&, i](auto& s) { cpu[i] = cpu_session(20 * kCpuCheckEvery, [&] { s.check(); }); });
-    scheduler.add([&, i](auto& s) { scan[i] = scan_session(table, 5, [&] { s.check(); }); });
+    scheduler.add([&, i](auto& s) { scan[i] = scan_session(table, 5, latch[i], [&] { s.check(); }); });
   }
   scheduler.run();
   const double cpu_alone = cpu_session(20 * kCpuCheckEvery, [] {});
-  const u64 scan_alone = scan_session(table, 5, [] {});
+  LatchCounters alone;
+  const u64 scan_alone = scan_session(table, 5, alone, [] {});
   for (u32 i = 0; i < 3; ++i) {
     EXPECT_EQ(cpu[i], cpu_alone);
     EXPECT_EQ(scan[i], scan_alone);
+    // Each fiber's latch operations are counted to it, though they share a thread.
+    EXPECT_EQ(latch[i].acquisitions, alone.acquisitions);
   }
   u64 switches = 0;
   for (const auto& session : scheduler.sessions()) switches += session.switches;
@@ -170,12 +184,13 @@ TEST(SchedWorkloads, UnitsAreWholeChunksOfWork) {
   cpu_session(3 * kCpuUnit + kCpuCheckEvery, [] {}, [&] { ++units; });
   EXPECT_EQ(units, 3u);
   units = 0;
-  ScanTable table(48 * 8192, 8192);  // 48 pages: units run on across passes
-  scan_session(table, 4, [] {}, [&] { ++units; });
+  ScanTable table(table_of(48 * 8192));  // 48 pages: units run on across passes
+  LatchCounters latch;
+  scan_session(table, 4, latch, [] {}, [&] { ++units; });
   EXPECT_EQ(units, 4 * 48 / kScanUnitPages);
 }
 
-TEST(SchedRunSessions, UnpinnedMemorySessionsEachScanTheirOwnTable) {
+TEST(SchedRunSessions, UnpinnedMemorySessionsScanTheOneSharedTable) {
   SessionsConfig config;
   config.workload = WorkloadKind::kMemory;
   config.cpus = 1;
@@ -185,10 +200,15 @@ TEST(SchedRunSessions, UnpinnedMemorySessionsEachScanTheirOwnTable) {
   config.passes = 3;
   const SessionsResult result = run_os_scheduler(config, OsPolicy::kFair);
   ASSERT_EQ(result.sessions.size(), 3u);
-  ScanTable table(config.table_bytes, config.page_size);
-  const double expected = static_cast<double>(scan_session(table, config.passes, [] {}));
+  ScanTable table(table_of(config.table_bytes));
+  LatchCounters alone;
+  const double expected = static_cast<double>(scan_session(table, config.passes, alone, [] {}));
+  EXPECT_EQ(result.table_bytes, config.table_bytes);  // one table, not one per session
+  EXPECT_GE(result.cache_bytes, 3.9 * config.table_bytes);  // the article's 180 MB cache over its 46 MB table
+  EXPECT_EQ(result.latches, config.latches);
   for (const auto& s : result.sessions) {
     EXPECT_EQ(s.result, expected);
+    EXPECT_EQ(s.latch.acquisitions, alone.acquisitions);
     EXPECT_EQ(s.switch_cost.units, 3u);  // a pass is one unit here
     EXPECT_GE(s.effective_quantum_ms, 0);
   }
@@ -201,6 +221,30 @@ TEST(SchedRunSessions, RejectsBadConfig) {
   config.cpus = 1;
   config.quantum_ms = 0;
   EXPECT_THROW(validate(config), std::invalid_argument);
+  config.quantum_ms = 10;
+  config.workload = WorkloadKind::kMemory;
+  config.cache_over_table = 0.5;
+  EXPECT_THROW(validate(config), std::invalid_argument);
+}
+
+TEST(SchedRunSessions, EveryLatchKindRunsTheSharedTable) {
+  for (LatchKind kind : {LatchKind::kSpinNap, LatchKind::kAdaptive, LatchKind::kFutex}) {
+    SessionsConfig config;
+    config.workload = WorkloadKind::kMemory;
+    config.latch = kind;
+    config.cpus = 1;
+    config.sessions_per_cpu = 2;
+    config.quantum_ms = 0.01;
+    config.table_bytes = 16 * 8192;
+    config.passes = 2;
+    const SessionsResult result = run_engine_scheduler(config);
+    for (const auto& s : result.sessions) {
+      EXPECT_EQ(s.result, result.sessions[0].result);
+      EXPECT_EQ(s.latch.acquisitions, 2 * 2 * 16u);
+      EXPECT_EQ(s.latch.holder_preemptions, 0u);  // fibers yield only between pages, never holding a latch
+    }
+  }
+  EXPECT_EQ(spin_nap_params().spin, SpinNapParams{}.spin);  // the run's spin count was restored
 }
 
 }  // namespace

@@ -92,8 +92,10 @@ class Criterion:
             how = f"exact value inside {self.band_text()}"
         text = f"{self.spec['quantity']}: {how}"
         saved = self.spec.get("work_saved")
-        if saved:
-            text += f"; and the {saved['column']} change inside {band_text(saved['band'])}"
+        if saved:  # one measure, or a list of which any one will do (E4)
+            alternatives = saved if isinstance(saved, list) else [saved]
+            text += "; and " + " or ".join(f"the {s['column']} change inside {band_text(s['band'])}"
+                                           for s in alternatives)
         return text
 
 

@@ -9,10 +9,16 @@ mechanism each effect comes from, per scheduler and placement:
                    session for the same work (beyond the repeats' range and
                    beyond the change between the quanta at one session per
                    CPU, where no switch happens);
+  latch-holder     a session switched out while it holds a chain latch of the
+  preemption       shared table's buffer cache keeps every session needing that
+                   latch waiting; a longer quantum switches less often, so
+                   fewer holders are preempted and fewer sessions wait (holder
+                   preemptions and latch waits per session fall);
   turn length      the spread of session times, (S - 1) Q under round robin.
 
-A time claim is `yes` only when the work saved (CPU time per session) shows it
-too, not from finishing order alone; a run table without the columns a claim's
+A time claim is `yes` only when the work saved shows it too (its criterion's
+work_saved: CPU time per session, or any one of a list of measures such as
+latch waits per session), not from finishing order alone; a run table without the columns a claim's
 mechanism needs (`requires` in the yaml), or without each repeat's run, gives
 `inconclusive` with the reason. Writes claims.csv (claims_common.CLAIM_COLUMNS)
 and claims.md (the table, each claim's criterion, and the effects).
@@ -81,36 +87,69 @@ def _unmet(c: cc.Criterion, s: Samples) -> cc.Outcome | None:
     return None
 
 
-def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, outcome: cc.Outcome) -> cc.Outcome:
+def _work_saved_alternatives(c: cc.Criterion) -> list[dict]:
+    """The criterion's work_saved: one measure, or a list of them (any one shown credits the gain)."""
     saved = c.get("work_saved")
-    if not saved or outcome.reproduced == "no":
+    if not saved:
+        return []
+    return list(saved) if isinstance(saved, (list, tuple)) else [saved]
+
+
+def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, outcome: cc.Outcome,
+                     shown: list[str] | None = None) -> cc.Outcome:
+    """The time effect's verdict, credited only where the work saved shows it too: the criterion's
+    work_saved measure, or any one of its list (CPU time per session, latch waits per session).
+    `shown` gets a line per measure: its change and whether it showed the saving."""
+    alternatives = _work_saved_alternatives(c)
+    if not alternatives or outcome.reproduced == "no":
         return outcome
-    work = cc.evaluate_medians(s.of(workload, long, spc, saved["column"]), s.of(workload, short, spc, saved["column"]),
-                               c, band=saved["band"], effect=saved["effect"])
-    if work.reproduced != "yes":
-        work.reason = f"work saved ({saved['column']}, Q={short}->{long} ms): {work.reason or 'not shown'}"
-    # The verdict needs both (the criterion's work_saved): the time effect's own verdict where the
-    # work saved is shown, else the work's; the effect and interval reported stay the time effect's.
-    if work.reproduced == "yes" or outcome.reproduced != "yes":
+    works = []
+    for saved in alternatives:
+        column = saved["column"]
+        if column not in s.per_repeat:
+            work = cc.inconclusive(f"the runs lack {column}")
+        else:
+            work = cc.evaluate_medians(s.of(workload, long, spc, column), s.of(workload, short, spc, column),
+                                       c, band=saved["band"], effect=saved["effect"])
+        works.append((column, work))
+        if shown is not None:
+            shown.append(f"{column} Q={short}->{long} ms at {spc}/CPU: {work.reproduced}"
+                         f"{cc.interval(work, 1, '%')}")
+    credited = [w for _, w in works if w.reproduced == "yes"]
+    # The verdict needs both: the time effect's own verdict where the work saved is shown, else the
+    # work's; the effect and interval reported stay the time effect's.
+    if credited or outcome.reproduced != "yes":
         return outcome
-    return cc.Outcome(work.reproduced, outcome.value, outcome.ci_low, outcome.ci_high, outcome.repeats,
-                      work.reason, outcome.pairing, outcome.cells_dropped)
+    verdict = "no" if all(w.reproduced == "no" for _, w in works) else "inconclusive"
+    reason = "; ".join(f"work saved ({column}, Q={short}->{long} ms): {w.reason or 'not shown'}" for column, w in works)
+    return cc.Outcome(verdict, outcome.value, outcome.ci_low, outcome.ci_high, outcome.repeats,
+                      reason, outcome.pairing, outcome.cells_dropped)
+
+
+def _mechanism_notes(c: cc.Criterion, variant: str, rows: pd.DataFrame, spc: int, attribution: dict,
+                     shown: list[str]) -> list[str]:
+    """What the counters say of a time finding: the mechanism they support and each work-saved measure."""
+    e = Effect(rows, spc, attribution)
+    lines = [f"{variant}: {c.id}: the counters support: {e.mechanism}"]
+    return lines + [f"{variant}: {c.id}: work saved by {line}" for line in shown]
 
 
 def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: cc.Criteria,
                      per_repeat: pd.DataFrame | None, placement: str = "pinned") -> list[ClaimResult]:
     found = []
     k = criteria.claims
+    attribution = criteria.attribution
     qs = quanta(rows)
     short, long = qs[0], qs[-1]
-    spcs = sorted(rows["sessions_per_cpu"].unique())
-    low, high = spcs[0], spcs[-1]
     s = Samples(rows, per_repeat, scheduler, placement)
     variant = f"{scheduler} {placement}"
     memory = rows[rows["workload"] == "memory"]
     cpu = rows[rows["workload"] == "cpu"]
     if not memory.empty:
+        spcs = sorted(memory["sessions_per_cpu"].unique())  # each workload its own sessions per CPU
+        low, high = spcs[0], spcs[-1]
         c = k["memory_gain_grows"]
+        shown: list[str] = []
         g_low, g_high = gain_pct(memory, short, long, low), gain_pct(memory, short, long, high)
         outcome = _unmet(c, s)
         if outcome is None:
@@ -121,24 +160,33 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
 
             cells = [s.of("memory", q, spc, "mean_seconds") for spc in (low, high) for q in (short, long)]
             outcome = _with_work_saved(c, s, "memory", short, long, high,
-                                       cc.evaluate_statistic(cells, growth, c.band, int(c.min_repeats)))
+                                       cc.evaluate_statistic(cells, growth, c.band, int(c.min_repeats)), shown)
         found.append(ClaimResult(c, f"Q {short}->{long} ms: {g_low:.1f}% at {low}/CPU, {g_high:.1f}% at {high}/CPU"
-                                    f"{cc.interval(outcome, 1, ' points')}", outcome, variant=variant))
+                                    f"{cc.interval(outcome, 1, ' points')}", outcome, variant=variant,
+                                 notes=_mechanism_notes(c, variant, memory, high, attribution, shown)))
     if not cpu.empty:
+        spcs = sorted(cpu["sessions_per_cpu"].unique())
+        high = spcs[-1]
         c = k["cpu_mean_drops"]
+        shown = []
         g = gain_pct(cpu, short, long, high)
         outcome = _unmet(c, s)
         if outcome is None:
             outcome = _with_work_saved(c, s, "cpu", short, long, high, cc.evaluate_medians(
-                s.of("cpu", long, high, "mean_seconds"), s.of("cpu", short, high, "mean_seconds"), c))
+                s.of("cpu", long, high, "mean_seconds"), s.of("cpu", short, high, "mean_seconds"), c), shown)
         found.append(ClaimResult(c, f"{g:.1f}% shorter at Q={long} than Q={short} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 1, '%')}", outcome, variant=variant))
+                                    f"{cc.interval(outcome, 1, '%')}", outcome, variant=variant,
+                                 notes=_mechanism_notes(c, variant, cpu, high, attribution, shown)))
         c = k["spread_grows"]
         d_short, d_long = at(cpu, short, high, "delta_seconds"), at(cpu, long, high, "delta_seconds")
         outcome = _unmet(c, s) or cc.evaluate_medians(s.of("cpu", long, high, "delta_seconds"),
                                                       s.of("cpu", short, high, "delta_seconds"), c)
+        p_short, p_long = (_column(cpu, q, high, "predicted_spread_s") for q in (short, long))
         found.append(ClaimResult(c, f"{d_short:.3f} s at Q={short} -> {d_long:.3f} s at Q={long} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant))
+                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant,
+                                 notes=[f"{variant}: {c.id}: the counters support: turn length (round robin "
+                                        f"predicts a spread of {p_short:.3f} -> {p_long:.3f} s from S, Q and the "
+                                        f"session's length; measured {d_short:.3f} -> {d_long:.3f} s)"]))
         c = k["spread_over_q_constant"]
         # The article's quanta (from quanta_from_ms up); all of ours if that leaves fewer than two.
         article_quanta = [q for q in qs if q >= int(c.quanta_from_ms)]
@@ -173,6 +221,11 @@ def _or(value: float, default: float) -> float:
     return value if value == value and value > 0 else default
 
 
+def _column(rows, q, spc, column) -> float:
+    """at(), NaN where the runs lack the column (runs from before it was measured)."""
+    return at(rows, q, spc, column) if column in rows else float("nan")
+
+
 def pct_drop(a: float, b: float) -> float:
     return 100 * (a - b) / a if a else float("nan")
 
@@ -197,6 +250,11 @@ class Effect:
         self.switches = {q: at(rows, q, spc, "involuntary_switches") + at(rows, q, spc, "voluntary_switches")
                          for q in (s, l_)}
         self.refill = {q: at(rows, q, spc, "refill_s_per_session") for q in (s, l_)}
+        # The shared table's latches (memory workload): waits and holder preemptions per session.
+        self.latch_waits = {q: _column(rows, q, spc, "latch_waits") for q in (s, l_)}
+        self.preemptions = {q: _column(rows, q, spc, "holder_preemptions") for q in (s, l_)}
+        self.latch_drop = pct_drop(self.latch_waits[s], self.latch_waits[l_])
+        self.latch_beyond_noise = _column(rows, s, spc, "latch_waits_lo") > _column(rows, l_, spc, "latch_waits_hi")
 
     @property
     def work_saved(self) -> bool:
@@ -205,9 +263,20 @@ class Effect:
                 and self.work > floor)
 
     @property
+    def latch_saved(self) -> bool:
+        """Fewer latch waits per session, beyond the repeats' range, with fewer holder preemptions."""
+        return (self.latch_drop >= float(self.attribution["work_saved_min_pct"]) and bool(self.latch_beyond_noise)
+                and self.preemptions[self.long] < self.preemptions[self.short])
+
+    @property
     def mechanism(self) -> str:
+        found = []
         if self.work_saved:
-            return "work saved (less CPU time per session)"
+            found.append("switch cost (work saved: less CPU time per session)")
+        if self.latch_saved:
+            found.append("latch-holder preemption (fewer holder preemptions and latch waits per session)")
+        if found:
+            return " and ".join(found)
         if not self.gain > 0:
             return "none (no gain)"
         if self.order >= float(self.attribution["finishing_order_share"]) * self.gain:
@@ -219,17 +288,21 @@ def mechanisms(runs: pd.DataFrame, attribution: dict) -> list[str]:
     """Per scheduler, placement and workload at the most sessions per CPU: the gain, what finishing order
     predicts of it, the work saved, switches and refill per session, and the mechanism."""
     lines = []
-    high = runs["sessions_per_cpu"].max()
     for (scheduler, placement, workload), rows in runs.groupby(["scheduler", "placement", "workload"], sort=True):
         if scheduler == "os_fair" or len(quanta(rows)) < 2:
             continue
+        high = rows["sessions_per_cpu"].max()
         e = Effect(rows, high, attribution)
         refill = ", ".join(f"{v * 1000:.2f} ms" if v == v else "not measured" for v in e.refill.values())
+        latch = ""
+        if workload == "memory" and e.latch_waits[e.short] == e.latch_waits[e.short]:
+            latch = (f"; latch waits per session {e.latch_waits[e.short]:.0f} -> {e.latch_waits[e.long]:.0f}, "
+                     f"holder preemptions per session {e.preemptions[e.short]:.1f} -> {e.preemptions[e.long]:.1f}")
         lines.append(
             f"- **{scheduler}, {placement}, {workload}, {high}/CPU**, Q {e.short} -> {e.long} ms: mean "
             f"{e.gain:+.2f}% shorter (finishing order predicts {e.order:+.2f}%); CPU time per session "
             f"{-e.work:+.2f}%; switches per session {e.switches[e.short]:.0f} -> {e.switches[e.long]:.0f}; "
-            f"refill per session {refill}; mechanism: {e.mechanism}.")
+            f"refill per session {refill}{latch}; mechanism: {e.mechanism}.")
     return lines
 
 

@@ -11,8 +11,12 @@ article's two tables with its numbers beside ours.
                  inside it, engine/src/sched/unit_meter.hpp), effective_quantum_ms (read back
                  with sched_rr_get_interval while the sessions ran; the engine's own quantum for
                  fibers; 0 under the fair scheduler), kernel/engine switches per second;
-                 the lowest and highest over repeats of mean_seconds and cpu_s_per_session
-                 (_lo, _hi); and predicted_mean_s, predicted_spread_s, residual_s (measured mean
+                 latch_acquisitions, latch_waits, latch_wait_ms and holder_preemptions per
+                 session (the memory workload's shared table: its chain latches taken, found
+                 held, the time waited, and the holds in which the session was switched out
+                 involuntarily, engine/src/latch/holder_preemption.hpp; 0 for the CPU workload);
+                 the lowest and highest over repeats of mean_seconds, cpu_s_per_session and
+                 latch_waits (_lo, _hi); and predicted_mean_s, predicted_spread_s, residual_s (measured mean
                  minus predicted): quantum_prediction.round_robin with the session's time alone
                  (this configuration's one-session-per-CPU run), the quantum in effect and the
                  measured switch cost; os_fair as processor sharing.
@@ -38,8 +42,8 @@ from dbrepro.records import load_result
 MEASURES = ["mean_seconds", "min_seconds", "max_seconds", "delta_seconds", "makespan_seconds", "delta_over_q",
             "first_session_seconds", "cpu_s_per_session", "voluntary_switches", "involuntary_switches",
             "switch_cost_us", "refill_s_per_session", "effective_quantum_ms", "kernel_switches_per_second",
-            "engine_switches_per_second"]
-SPREAD_OVER_REPEATS = ["mean_seconds", "cpu_s_per_session"]
+            "engine_switches_per_second", "latch_acquisitions", "latch_waits", "latch_wait_ms", "holder_preemptions"]
+SPREAD_OVER_REPEATS = ["mean_seconds", "cpu_s_per_session", "latch_waits"]
 KEYS = ["scheduler", "placement", "workload", "quantum_ms", "sessions_per_cpu", "sessions"]
 CONFIG = ["scheduler", "placement", "workload", "quantum_ms"]
 
@@ -57,8 +61,8 @@ def run_row(path) -> dict:
 def runs_table(paths) -> pd.DataFrame:
     rows = pd.DataFrame([run_row(p) for p in paths])
     rows["quantum_ms"] = rows["quantum_ms"].astype(str)
-    for column in MEASURES:
-        rows[column] = pd.to_numeric(rows[column], errors="coerce")
+    for column in MEASURES:  # a record from before a measure was taken has it empty
+        rows[column] = pd.to_numeric(rows[column], errors="coerce") if column in rows else float("nan")
     # Medians over the repeats' undisturbed runs; disturbed_cells counts those left out.
     grouped = undisturbed(rows, KEYS).groupby(KEYS, sort=False)
     table = grouped[MEASURES].median()

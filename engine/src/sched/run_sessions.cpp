@@ -61,27 +61,28 @@ cpu_set_t placement(const SessionsConfig& config, u32 cpu) {
 }
 
 // Runs the configured workload, calling check() at its cheap points and
-// unit() after each unit of work.
-template <class Check, class Unit>
-double run_workload(const SessionsConfig& config, ScanTable* table, Check&& check, Unit&& unit) {
+// unit() after each unit of work; the session's latch counts go to `latch`.
+template <class Table, class Check, class Unit>
+double run_workload(const SessionsConfig& config, Table* table, LatchCounters& latch, Check&& check, Unit&& unit) {
   if (config.workload == WorkloadKind::kCpu) return cpu_session(config.cpu_iterations, check, unit);
-  return static_cast<double>(scan_session(*table, config.passes, check, unit));
+  return static_cast<double>(scan_session(*table, config.passes, latch, check, unit));
 }
 
-// One private table per session (memory workload), none for the CPU one.
-std::vector<std::unique_ptr<ScanTable>> make_tables(const SessionsConfig& config, u32 sessions) {
-  std::vector<std::unique_ptr<ScanTable>> tables(sessions);
-  if (config.workload == WorkloadKind::kMemory)
-    for (auto& t : tables) t = std::make_unique<ScanTable>(config.table_bytes, config.page_size);
-  return tables;
+// The one table every memory-bound session scans, loaded once; none for the CPU workload.
+template <class Latch>
+std::unique_ptr<SharedTable<Latch>> make_table(const SessionsConfig& config) {
+  if (config.workload != WorkloadKind::kMemory) return nullptr;
+  return std::make_unique<SharedTable<Latch>>(
+      SharedTableOptions{config.table_bytes, config.page_size, config.cache_over_table, config.latches});
 }
 
-ScanTable* table_of(const std::vector<std::unique_ptr<ScanTable>>& tables, u32 session) {
-  return tables[session].get();
-}
-
-void finish(SessionsResult& result, const std::vector<std::unique_ptr<ScanTable>>& tables) {
-  result.table_bytes = !tables.empty() && tables[0] ? static_cast<double>(tables[0]->bytes()) : 0.0;
+template <class Table>
+void finish(SessionsResult& result, const Table* table) {
+  if (table) {
+    result.table_bytes = static_cast<double>(table->bytes());
+    result.cache_bytes = static_cast<double>(table->cache_bytes());
+    result.latches = table->latches();
+  }
   for (const auto& s : result.sessions) result.makespan_seconds = std::max(result.makespan_seconds, s.wall_seconds);
 }
 
@@ -106,17 +107,24 @@ void validate(const SessionsConfig& c) {
                                 std::to_string(c.cpus));
   if (c.sessions_per_cpu < 1) throw std::invalid_argument("sessions_per_cpu: must be >= 1");
   if (!(c.quantum_ms > 0)) throw std::invalid_argument("quantum_ms: must be > 0");
-  if (c.workload == WorkloadKind::kCpu && c.cpu_iterations < 1)
-    throw std::invalid_argument("cpu_iterations: must be >= 1");
-  if (c.workload == WorkloadKind::kMemory && (c.passes < 1 || c.table_bytes < c.page_size))
-    throw std::invalid_argument("table_bytes and passes: need at least one page and one pass");
+  // Each setting's own range holds whichever workload runs (the table states it so).
+  if (c.cpu_iterations < 1) throw std::invalid_argument("cpu_iterations: must be >= 1");
+  if (c.passes < 1) throw std::invalid_argument("passes: must be >= 1");
+  if (c.page_size < 512 || (c.page_size & (c.page_size - 1)) != 0)
+    throw std::invalid_argument("page_size: must be a power of two >= 512, got " + std::to_string(c.page_size));
+  if (c.table_bytes < c.page_size)
+    throw std::invalid_argument("table_mb: must hold at least one page (" + std::to_string(c.page_size) + " bytes)");
+  if (c.latches < 1) throw std::invalid_argument("latches: must be >= 1");
+  if (!(c.cache_over_table >= 1.0))
+    throw std::invalid_argument("cache_over_table: the cache must hold the table (>= 1)");
 }
 
-SessionsResult run_engine_scheduler(const SessionsConfig& config) {
-  validate(config);
+namespace {
+
+template <class Table>
+SessionsResult run_engine(const SessionsConfig& config, Table* table) {
   const u32 total = config.cpus * config.sessions_per_cpu;
-  const auto tables = make_tables(config, total);
-  SessionsResult result{"engine", 0, 0, std::vector<SessionStats>(total)};
+  SessionsResult result{"engine", 0, 0, 0, 0, std::vector<SessionStats>(total)};
   const i64 quantum_ns = static_cast<i64>(config.quantum_ms * 1e6);
   SteadyClock clock;
   std::latch start(1);
@@ -136,8 +144,10 @@ SessionsResult run_engine_scheduler(const SessionsConfig& config) {
         for (u32 s : mine)
           scheduler.add([&, s](FiberScheduler<SteadyClock>& sch) {
             UnitMeter meter([&sch] { return std::pair{sch.current_cpu_seconds(), sch.current_switches()}; });
-            result.sessions[s].result = run_workload(config, table_of(tables, s), [&sch] { sch.check(); }, meter);
+            LatchCounters latch;  // on the fiber's own stack: no line shared with another session
+            result.sessions[s].result = run_workload(config, table, latch, [&sch] { sch.check(); }, meter);
             result.sessions[s].switch_cost = meter.fit();
+            result.sessions[s].latch = latch;
           });
         start.wait();
         const Switches before = thread_switches();
@@ -168,23 +178,35 @@ SessionsResult run_engine_scheduler(const SessionsConfig& config) {
   for (auto& w : workers) w.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  finish(result, tables);
+  finish(result, table);
   return result;
+}
+
+}  // namespace
+
+SessionsResult run_engine_scheduler(const SessionsConfig& config) {
+  validate(config);
+  return with_latch(config.latch, config.latch_spin, [&]<class Latch>() {
+    const auto table = make_table<Latch>(config);
+    return run_engine(config, table.get());
+  });
 }
 
 namespace {
 
+template <class Table>
 struct OsSession {
   const SessionsConfig* config;
-  ScanTable* table;
+  Table* table;
   std::latch* start;
   const std::atomic<bool>* abort;
   const i64* t0;
   SessionStats* stats;
 };
 
+template <class Table>
 void* os_session_main(void* arg) {
-  auto& s = *static_cast<OsSession*>(arg);
+  auto& s = *static_cast<OsSession<Table>*>(arg);
   s.start->wait();
   if (s.abort->load()) return nullptr;
   // Read back while every session is running: the timeslice the kernel gives this thread.
@@ -195,8 +217,10 @@ void* os_session_main(void* arg) {
     const Switches now = thread_switches();
     return std::pair{thread_cpu_seconds(), now.voluntary + now.involuntary};
   });
-  s.stats->result = run_workload(*s.config, s.table, [] {}, meter);
+  LatchCounters latch;  // on this thread's stack: no line shared with another session
+  s.stats->result = run_workload(*s.config, s.table, latch, [] {}, meter);
   s.stats->switch_cost = meter.fit();
+  s.stats->latch = latch;
   const i64 end = SteadyClock{}.now();
   const Switches after = thread_switches();
   s.stats->wall_seconds = seconds_between(*s.t0, end);
@@ -230,26 +254,25 @@ std::string create_error(int code, OsPolicy policy) {
   return "pthread_create: " + std::string(std::strerror(code));
 }
 
-}  // namespace
 
-SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
-  validate(config);
+template <class Table>
+SessionsResult run_os(const SessionsConfig& config, OsPolicy policy, Table* table) {
   const u32 total = config.cpus * config.sessions_per_cpu;
-  const auto tables = make_tables(config, total);
-  SessionsResult result{policy == OsPolicy::kRoundRobin ? "os_rr" : "os_fair", 0, 0, std::vector<SessionStats>(total)};
+  SessionsResult result{policy == OsPolicy::kRoundRobin ? "os_rr" : "os_fair", 0, 0, 0, 0,
+                        std::vector<SessionStats>(total)};
   std::latch start(1);
   std::atomic<bool> abort{false};
   i64 t0 = 0;
-  std::vector<OsSession> args(total);
+  std::vector<OsSession<Table>> args(total);
   std::vector<pthread_t> threads;
   std::optional<std::string> error;
   for (u32 s = 0; s < total; ++s) {
     result.sessions[s].session = s;
     result.sessions[s].cpu = cpu_of(s, config.cpus);
-    args[s] = {&config, table_of(tables, s), &start, &abort, &t0, &result.sessions[s]};
+    args[s] = {&config, table, &start, &abort, &t0, &result.sessions[s]};
     ThreadAttr attr(config, result.sessions[s].cpu, policy);
     pthread_t thread;
-    const int code = ::pthread_create(&thread, &attr.attr, &os_session_main, &args[s]);
+    const int code = ::pthread_create(&thread, &attr.attr, &os_session_main<Table>, &args[s]);
     if (code != 0) {
       error = create_error(code, policy);
       break;
@@ -263,8 +286,18 @@ SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
   start.count_down();
   for (pthread_t t : threads) ::pthread_join(t, nullptr);
   if (error) throw std::runtime_error(*error);
-  finish(result, tables);
+  finish(result, table);
   return result;
+}
+
+}  // namespace
+
+SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
+  validate(config);
+  return with_latch(config.latch, config.latch_spin, [&]<class Latch>() {
+    const auto table = make_table<Latch>(config);
+    return run_os(config, policy, table.get());
+  });
 }
 
 }  // namespace dbrepro::sched

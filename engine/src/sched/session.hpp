@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "common/types.hpp"
+#include "latch/holder_preemption.hpp"
+#include "sched/shared_table.hpp"
 #include "sched/unit_meter.hpp"
 #include "sched/workloads.hpp"
 
@@ -19,6 +21,11 @@ struct SessionsConfig {
   u64 table_bytes = 8 << 20;
   u32 passes = 25;
   u32 page_size = 8192;
+  // The shared table's buffer cache (sched/shared_table.hpp).
+  LatchKind latch = LatchKind::kSpinNap;
+  u32 latch_spin = 2000;                   // spin-nap latch: tries before a nap (Oracle's _spin_count)
+  double cache_over_table = 180.0 / 46.0;  // the article's 180 MB cache over its 46 MB table
+  u32 latches = 1024;                      // cache-buffers-chains latches
 };
 
 struct SessionStats {
@@ -35,12 +42,15 @@ struct SessionStats {
   // quantum for fibers.
   double effective_quantum_ms = 0;
   SwitchCostFit switch_cost;    // its units of work: CPU time against switches inside
+  LatchCounters latch;          // the shared table's chain latches, as this session took them
 };
 
 struct SessionsResult {
   std::string scheduler;  // "engine", "os_rr", "os_fair"
   double makespan_seconds = 0;
-  double table_bytes = 0;  // one session's private table (memory workload)
+  double table_bytes = 0;  // the table every session scans (memory workload)
+  double cache_bytes = 0;  // the buffer cache it is loaded in
+  u32 latches = 0;         // the cache's chain latches
   std::vector<SessionStats> sessions;
 };
 

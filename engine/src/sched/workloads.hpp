@@ -10,8 +10,8 @@
 #include <cstring>
 #include <memory>
 
-#include "buffer/buffer_pool.hpp"
 #include "common/types.hpp"
+#include "latch/holder_preemption.hpp"
 #include "latch/latch.hpp"
 
 namespace dbrepro::sched {
@@ -40,54 +40,35 @@ double cpu_session(u64 n, Check&& check, Unit&& unit = {}) {
   return v;
 }
 
-// Workload 2's table: pages of a buffer pool filled with 8-byte rows (the
-// article's table cached in the block cache). Each session scans its own
-// table: a private working set, so a switch displaces the cached data of the
-// session switched out (the refill a longer quantum saves); one shared table
-// would let the sessions warm the caches for each other.
-class ScanTable {
- public:
-  using Pool = BufferPool<Latching>;  // sessions on several CPUs fix pages at once
-
-  ScanTable(u64 bytes, u32 page_size) : pool_(page_size, std::max<u64>(1, bytes / page_size)) {
-    const size_t pages = std::max<u64>(1, bytes / page_size);
-    u64 row = 0;
-    for (size_t p = 0; p < pages; ++p) {
-      const PageId pid = pool_.allocate();
-      std::byte* page = pool_.fix(pid, LatchMode::kExclusive);
-      for (u32 off = 0; off + sizeof(u64) <= page_size; off += sizeof(u64), ++row) std::memcpy(page + off, &row, sizeof row);
-      pool_.unfix(pid, page, LatchMode::kExclusive);
-    }
-  }
-  Pool& pool() { return pool_; }
-  size_t pages() const { return pool_.page_count(); }
-  u64 bytes() const { return pool_.bytes(); }
-
- private:
-  Pool pool_;
-};
-
-// Workload 2 (memory-bound): `passes` full scans summing every row. The
-// quantum check sits between pages, so no fiber yields with a latch held.
-template <class Check, class Unit = NoUnit>
-u64 scan_session(ScanTable& table, u32 passes, Check&& check, Unit&& unit = {}) {
-  auto& pool = table.pool();
-  const u32 rows_per_page = pool.page_size() / sizeof(u64);
+// Workload 2 (memory-bound): `passes` full scans of the one shared table
+// (sched/shared_table.hpp), summing every row. Each page is fixed and unfixed
+// through the cache as an Oracle full scan gets each buffer: the chain's latch
+// to pin it, the rows read with the latch released, the latch again to unpin.
+// The quantum check sits between pages, so no fiber yields with a latch
+// held; after it the session's latch counters are this thread's again (a
+// fiber may have been switched in).
+template <class Table, class Check, class Unit = NoUnit>
+u64 scan_session(Table& table, u32 passes, LatchCounters& counters, Check&& check, Unit&& unit = {}) {
+  auto& cache = table.cache();
+  const u32 rows_per_page = cache.page_size() / sizeof(u64);
   u64 sum = 0;
   u64 pages_done = 0;
+  attach_latch_counters(&counters);
   for (u32 pass = 0; pass < passes; ++pass) {
     for (PageId pid = 0; pid < table.pages(); ++pid) {
-      const std::byte* page = pool.fix(pid, LatchMode::kShared);
+      const std::byte* page = cache.fix(pid, LatchMode::kShared);
       for (u32 r = 0; r < rows_per_page; ++r) {
         u64 value;
         std::memcpy(&value, page + r * sizeof(u64), sizeof value);
         sum += value;
       }
-      pool.unfix(pid, const_cast<std::byte*>(page), LatchMode::kShared);
+      cache.unfix(pid, const_cast<std::byte*>(page), LatchMode::kShared);
       check();
+      attach_latch_counters(&counters);
       if (++pages_done % kScanUnitPages == 0) unit();
     }
   }
+  attach_latch_counters(nullptr);
   return sum;
 }
 
