@@ -211,15 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from . import settings
 
-        parser = build_parser()
-        argv = list(sys.argv[1:] if argv is None else argv)
-        try:
-            settings.apply_settings_file(parser, argv, config_fields())
-        except ValueError as error:
-            raise CliError(str(error)) from None
-        args = parser.parse_args(argv)
+        args = settings.parse_args(build_parser(), argv, config_fields())
         _check_writable(args.out)  # fail now, not after the ladder ran
-    except CliError as error:
+    except (CliError, ValueError) as error:
         return fail(str(error))
 
     def progress(done: int, total: int) -> None:

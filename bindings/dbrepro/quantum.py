@@ -449,14 +449,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
 
     try:
-        parser = build_parser()
-        argv = list(sys.argv[1:] if argv is None else argv)
-        try:
-            settings.apply_settings_file(parser, argv, config_fields())
-        except ValueError as error:
-            raise CliError(str(error)) from None
-        args = parser.parse_args(argv)
-    except CliError as error:
+        args = settings.parse_args(build_parser(), argv, config_fields())
+    except (CliError, ValueError) as error:
         return fail(str(error))
     given = settings.given(args, config_fields())
     try:

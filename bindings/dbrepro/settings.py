@@ -246,6 +246,17 @@ def apply_settings_file(parser: argparse.ArgumentParser, argv: Iterable[str], ro
             action.required = False
 
 
+def parse_args(parser: argparse.ArgumentParser, argv: Iterable[str] | None,
+               rows: Iterable[dict[str, Any]]) -> argparse.Namespace:
+    """argv (sys.argv's by default) parsed, its `--settings FILE` applied first;
+    ValueError (one line) for a bad file."""
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    apply_settings_file(parser, argv, rows)
+    return parser.parse_args(argv)
+
+
 def given(args: argparse.Namespace, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The settings the parsed options hold, by setting name."""
     return {row["name"]: getattr(args, row["name"]) for row in rows}
