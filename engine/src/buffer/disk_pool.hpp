@@ -41,6 +41,7 @@
 #include "cache/policy.hpp"
 #include "cache/slot_queues.hpp"
 #include "cache/trace_file.hpp"
+#include "common/page_size.hpp"
 #include "latch/blocking_latches.hpp"
 #include "latch/latch.hpp"
 
@@ -202,8 +203,7 @@ class DiskPool {
     return o;
   }
   static PageCacheOptions cache_options(u32 page_size, size_t capacity_pages) {
-    if (page_size < 1024 || (page_size & (page_size - 1)) != 0)
-      throw std::invalid_argument("page_size must be a power of two >= 1024");
+    check_page_size("page_size", page_size);
     PageCacheOptions o;
     o.page_size = page_size;
     o.frames = capacity_pages;
