@@ -10,6 +10,8 @@
 #include <cstring>
 #include <thread>
 
+#include "io/fd.hpp"
+
 namespace dbrepro::openedge {
 
 Client::Client(const std::string& address, u16 port) {
@@ -37,13 +39,7 @@ void Client::close() {
 }
 
 void Client::send_raw(const std::byte* data, size_t size) {
-  size_t sent = 0;
-  while (sent < size) {
-    const ssize_t n = ::send(fd_, data + sent, size - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(std::string("client: send: ") + std::strerror(errno));
-    sent += static_cast<size_t>(n);
-  }
+  if (const io::Transfer t = io::send_all(fd_, data, size); !t.whole()) throw io::io_error("client: send", t);
   counters_.bytes_sent += size;
 }
 

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "io/fd.hpp"
+
 namespace dbrepro::openedge {
 namespace {
 
@@ -28,16 +30,7 @@ void set_nodelay(int fd) {
 }
 
 // Sends all of `out` on a blocking socket; false if the peer is gone.
-bool send_all(int fd, const std::vector<std::byte>& out) {
-  size_t sent = 0;
-  while (sent < out.size()) {
-    const ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    sent += static_cast<size_t>(n);
-  }
-  return true;
-}
+bool send_all(int fd, const std::vector<std::byte>& out) { return io::send_all(fd, out.data(), out.size()).whole(); }
 
 }  // namespace
 

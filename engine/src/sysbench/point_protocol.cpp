@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "io/fd.hpp"
+
 namespace dbrepro::sysbench {
 
 namespace {
@@ -96,34 +98,15 @@ std::vector<std::byte> error_frame(const std::string& line) {
 }
 
 bool read_full(int fd, void* buffer, size_t size) {
-  auto* at = static_cast<char*>(buffer);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t got = ::recv(fd, at + done, size - done, 0);
-    if (got > 0) {
-      done += static_cast<size_t>(got);
-      continue;
-    }
-    if (got < 0 && errno == EINTR) continue;
-    if (got == 0 && done == 0) return false;  // the peer closed between frames
-    if (got < 0 && done == 0 && (errno == ECONNRESET || errno == EBADF || errno == EINVAL)) return false;
-    throw std::runtime_error(got == 0 ? "connection closed inside a frame"
-                                      : std::string("recv: ") + std::strerror(errno));
-  }
-  return true;
+  const io::Transfer t = io::read_full(fd, buffer, size);
+  if (t.whole()) return true;
+  if (t.ended_before_any()) return false;  // the peer closed between frames
+  if (t.done == 0 && (t.error == ECONNRESET || t.error == EBADF || t.error == EINVAL)) return false;
+  throw t.error == 0 ? std::runtime_error("connection closed inside a frame") : io::io_error("recv", t);
 }
 
 void write_full(int fd, const void* buffer, size_t size) {
-  const auto* at = static_cast<const char*>(buffer);
-  while (size > 0) {
-    const ssize_t put_bytes = ::send(fd, at, size, MSG_NOSIGNAL);
-    if (put_bytes < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("send: ") + std::strerror(errno));
-    }
-    at += put_bytes;
-    size -= static_cast<size_t>(put_bytes);
-  }
+  if (const io::Transfer t = io::send_all(fd, buffer, size); !t.whole()) throw io::io_error("send", t);
 }
 
 int listen_unix(const std::string& path, int backlog) {
