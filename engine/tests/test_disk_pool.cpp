@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "btree/btree.hpp"
-#include "buffer/disk_file.hpp"
+#include "io/block_file.hpp"
 #include "buffer/disk_pool.hpp"
 #include "cache/policies.hpp"
 #include "cache/simulator.hpp"
@@ -244,7 +244,7 @@ TEST(DiskPool, CountersAfterTheWarmupCountTheMeasuredPhaseOnly) {
 // once the bulk write ends, reads (O_DIRECT where allowed) see every page,
 // and page-by-page writes go on as before.
 TEST(DiskPool, BulkWrittenPagesReadBackFromTheFile) {
-  DiskFile file("", kPageSize, /*want_direct=*/true);
+  BlockFile file = BlockFile::temporary("", kPageSize, /*want_direct=*/true);
   auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, kPageSize));
   auto fill = [&](PageId pid, u64 round) {
     const u64 tag = tag_of(pid, round);

@@ -14,6 +14,7 @@
 // table and no pins, and records in blocks from malloc, one per record
 // (storage/malloc_heap.hpp).
 #include "buffer/page_cache.hpp"
+#include "common/page_size.hpp"
 #include "cache/no_eviction.hpp"
 #include "latch/latch.hpp"
 #include "log/page_lsn.hpp"
@@ -59,8 +60,7 @@ class BufferPool : public PageCache<ShoreBufferPoolConfig<Latching>> {
 
  private:
   static PageCacheOptions options(u32 page_size, size_t capacity_pages) {
-    if (page_size < 1024 || (page_size & (page_size - 1)) != 0)
-      throw std::invalid_argument("page_size must be a power of two >= 1024");
+    check_page_size("page_size", page_size);
     PageCacheOptions o;
     o.page_size = page_size;
     o.frames = capacity_pages;

@@ -35,12 +35,13 @@
 #include <string>
 #include <vector>
 
-#include "buffer/disk_file.hpp"
 #include "buffer/disk_pool_stats.hpp"
 #include "buffer/page_cache.hpp"
 #include "cache/policy.hpp"
 #include "cache/slot_queues.hpp"
 #include "cache/trace_file.hpp"
+#include "common/page_size.hpp"
+#include "io/block_file.hpp"
 #include "latch/blocking_latches.hpp"
 #include "latch/latch.hpp"
 
@@ -83,7 +84,7 @@ class RecordTrace {
 
 // The database file behind the cache (keys are page ids).
 struct DiskFileBacking {
-  std::unique_ptr<DiskFile> file;
+  std::unique_ptr<BlockFile> file;
   void read(u64 key, std::byte* page) const { file->read(static_cast<PageId>(key), page); }
   void write(u64 key, const std::byte* page) const { file->write(static_cast<PageId>(key), page); }
 };
@@ -114,7 +115,8 @@ class DiskPool {
   DiskPool(u32 page_size, size_t capacity_pages, const DiskPoolOptions& options)
       : options_(checked(options)),
         cache_(cache_options(page_size, capacity_pages),
-               DiskFileBacking{std::make_unique<DiskFile>(options.data_dir, page_size, options.o_direct)}) {}
+               DiskFileBacking{
+                   std::make_unique<BlockFile>(BlockFile::temporary(options.data_dir, page_size, options.o_direct))}) {}
 
   PageId allocate() {
     trace_.record(static_cast<PageId>(cache_.page_count()));  // a new page enters the cache: a miss in the trace too
@@ -131,7 +133,7 @@ class DiskPool {
   void start_run() {
     const size_t pages = cache_.page_count();
     const auto wanted = static_cast<u64>(std::ceil(options_.fraction * static_cast<double>(pages)));
-    DiskFile& file = *cache_.backing().file;
+    BlockFile& file = *cache_.backing().file;
     file.resize(pages);       // exactly the database: a forked cell's file may hold pages an earlier cell added
     file.begin_bulk_write();  // the loaded database to the file in one go (not measured)
     cache_.restart(std::min<u64>(std::max<u64>(wanted, options_.min_frames), cache_.options().frames));
@@ -202,8 +204,7 @@ class DiskPool {
     return o;
   }
   static PageCacheOptions cache_options(u32 page_size, size_t capacity_pages) {
-    if (page_size < 1024 || (page_size & (page_size - 1)) != 0)
-      throw std::invalid_argument("page_size must be a power of two >= 1024");
+    check_page_size("page_size", page_size);
     PageCacheOptions o;
     o.page_size = page_size;
     o.frames = capacity_pages;

@@ -50,6 +50,7 @@
 #include "buffer/frame_state.hpp"
 #include "cache/no_eviction.hpp"
 #include "cache/slot_queues.hpp"
+#include "common/page_size.hpp"
 #include "common/types.hpp"
 #include "latch/latch.hpp"
 #include "latch/timed_acquire.hpp"
@@ -138,8 +139,7 @@ class PageCache {
         backing_(std::move(backing)),
         frames_(options.frames),
         limit_(options.frames) {
-    if (options.page_size < 512 || (options.page_size & (options.page_size - 1)) != 0)
-      throw std::invalid_argument("page_size: must be a power of two >= 512, got " + std::to_string(options.page_size));
+    check_page_size("page_size", options.page_size, kMinBlockSize);
     if (options.frames == 0 || options.frames >= cache::kNoSlot)
       throw std::invalid_argument("frames: must be in 1..2^32-2, got " + std::to_string(options.frames));
     if constexpr (kAtomicMap) {

@@ -1,12 +1,7 @@
 #include "driver/key_cache_clients.hpp"
 
 #include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +9,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "io/fd.hpp"
 #include "sysbench/point_client.hpp"
 
 namespace dbrepro::keycache_driver {
@@ -38,46 +34,19 @@ double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
-void read_exact(int fd, void* buffer, size_t size, const char* what) {
-  auto* at = static_cast<char*>(buffer);
-  while (size > 0) {
-    const ssize_t got = ::read(fd, at, size);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) throw std::runtime_error(std::string("client process: ") + what);
-    at += got;
-    size -= static_cast<size_t>(got);
-  }
-}
-
-void write_exact(int fd, const void* buffer, size_t size) {
-  const auto* at = static_cast<const char*>(buffer);
-  while (size > 0) {
-    const ssize_t put = ::send(fd, at, size, MSG_NOSIGNAL);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) throw std::runtime_error("client process: the control channel is closed");
-    at += put;
-    size -= static_cast<size_t>(put);
-  }
-}
-
-[[noreturn]] void client_main(int control, const std::string& path, pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(1);
+// The child's loop: a cell in, its report out, until the parent closes the channel.
+int client_main(int control, const std::string& path) {
   for (;;) {
     ClientCell cell;
-    const ssize_t got = ::recv(control, &cell, sizeof cell, MSG_WAITALL);
-    if (got != static_cast<ssize_t>(sizeof cell)) ::_exit(got == 0 ? 0 : 1);  // closed: done
+    const io::Transfer got = io::read_full(control, &cell, sizeof cell);
+    if (!got.whole()) return got.ended_before_any() ? 0 : 1;  // closed: done
     ClientReport report;
     try {
       report = run_socket_clients(path, cell, true);
     } catch (const std::exception& e) {
       std::strncpy(report.error, e.what(), sizeof report.error - 1);
     }
-    try {
-      write_exact(control, &report, sizeof report);
-    } catch (const std::exception&) {
-      ::_exit(1);
-    }
+    if (!io::send_all(control, &report, sizeof report).whole()) return 1;
   }
 }
 }  // namespace
@@ -110,50 +79,28 @@ ClientReport run_socket_clients(const std::string& socket_path, const ClientCell
   return report;
 }
 
-ClientProcess::ClientProcess(std::string socket_path) {
-  int pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
-    throw std::runtime_error(std::string("client process: socketpair: ") + std::strerror(errno));
-  const pid_t parent = ::getpid();
-  pid_ = ::fork();
-  if (pid_ < 0) {
-    const int error = errno;
-    ::close(pair[0]);
-    ::close(pair[1]);
-    throw std::runtime_error(std::string("client process: fork: ") + std::strerror(error));
-  }
-  if (pid_ == 0) {
-    ::close(pair[0]);
-    client_main(pair[1], socket_path, parent);
-  }
-  ::close(pair[1]);
-  control_ = pair[0];
-}
+ClientProcess::ClientProcess(std::string socket_path)
+    : child_("client process", [path = std::move(socket_path)](int control) { return client_main(control, path); }) {}
 
-ClientProcess::~ClientProcess() {
-  if (control_ >= 0) ::close(control_);  // the child reads the end of the stream and exits
-  if (pid_ > 0) {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+void ClientProcess::start(const ClientCell& cell) {
+  const io::Transfer t = io::send_all(child_.channel(), &cell, sizeof cell);
+  if (!t.whole()) throw io::io_error("client process: the control channel", t);
 }
-
-void ClientProcess::start(const ClientCell& cell) { write_exact(control_, &cell, sizeof cell); }
 
 ClientReport ClientProcess::finish(i64 deadline_ns) {
   for (;;) {
-    pollfd ready{control_, POLLIN, 0};
+    pollfd ready{child_.channel(), POLLIN, 0};
     const i64 left_ms = std::max<i64>(0, (deadline_ns - now_ns()) / 1'000'000);
     const int got = ::poll(&ready, 1, static_cast<int>(std::min<i64>(left_ms, 1'000'000)));
     if (got > 0) break;
     if (got < 0 && errno == EINTR) continue;
     if (got == 0 && now_ns() < deadline_ns) continue;
-    ::kill(pid_, SIGKILL);  // hung: the destructor reaps it
+    child_.kill();  // hung: the destructor reaps it
     throw std::runtime_error("client process: no report by the deadline (killed)");
   }
   ClientReport report;
-  read_exact(control_, &report, sizeof report, "ended without a report");
+  const io::Transfer t = io::read_full(child_.channel(), &report, sizeof report);
+  if (!t.whole()) throw io::io_error("client process: ended without a report", t);
   return report;
 }
 

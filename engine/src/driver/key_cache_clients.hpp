@@ -24,6 +24,7 @@
 #include "common/random.hpp"
 #include "common/types.hpp"
 #include "driver/key_cache_latency.hpp"
+#include "proc/child_process.hpp"
 #include "sysbench/point_stream.hpp"
 
 namespace dbrepro::keycache_driver {
@@ -133,7 +134,6 @@ ClientReport run_socket_clients(const std::string& socket_path, const ClientCell
 class ClientProcess {
  public:
   explicit ClientProcess(std::string socket_path);
-  ~ClientProcess();
   ClientProcess(const ClientProcess&) = delete;
   ClientProcess& operator=(const ClientProcess&) = delete;
 
@@ -141,11 +141,10 @@ class ClientProcess {
   // Blocks for the child's report of that cell; a child silent until
   // `deadline_ns` (monotonic clock) is killed, and this throws.
   ClientReport finish(i64 deadline_ns);
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
 
  private:
-  pid_t pid_ = -1;
-  int control_ = -1;  // the parent's end of a socketpair
+  proc::ChildProcess child_;  // its channel carries cells in and reports out
 };
 
 }  // namespace dbrepro::keycache_driver

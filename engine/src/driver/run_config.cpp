@@ -8,6 +8,7 @@
 
 #include "cache/policies.hpp"
 #include "cache/trace_file.hpp"
+#include "common/page_size.hpp"
 #include "driver/stack_registry.hpp"
 #include "stack/ladder.hpp"
 
@@ -78,9 +79,7 @@ void validate(const RunConfig& c) {
   }
   if (total <= 0) throw std::invalid_argument("mix: weights must sum to more than 0");
   const int step = stack_step(c.stack);
-  if (c.page_size != 0 && (c.page_size < 1024 || c.page_size > 65536 || (c.page_size & (c.page_size - 1)) != 0))
-    throw std::invalid_argument("page_size: must be 0 (the stack's default) or a power of two in 1024..65536, got " +
-                                std::to_string(c.page_size));
+  if (c.page_size != 0) check_page_size("page_size", c.page_size, kMinPageSize, kMaxPageSize, "0 (the stack's default) or ");
   if (c.key_compare != "auto" && c.key_compare != "generic" && c.key_compare != "integer")
     throw std::invalid_argument("key_compare: invalid value '" + c.key_compare +
                                 "' (allowed: auto, generic, integer)");

@@ -2,8 +2,9 @@
 // Every stack a TPC-C run can pick: the one list. The driver maps a name to
 // its compiled type (driver/with_stack.hpp); Python reads the list through
 // `_engine.stacks()` (the API's choices, the CLI's, the workflow's checks), so
-// no other file spells it out. Adding a stack is one row here, its type in
-// with_stack.hpp and one translation unit under driver/stacks/.
+// no other file spells it out. A ladder step is one row of stack/ladder.hpp;
+// another stack is one row here, its type in with_stack.hpp and one
+// translation unit under driver/stacks/.
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -22,22 +23,16 @@ struct StackInfo {
   const char* summary;
 };
 
-inline constexpr std::array<StackInfo, 14> kStacks = {{
-    {"bare", -1, false, false, true, "-", "storage only (pages, B+trees, catalog), every removable component removed"},
-    {"step0", 0, true, false, true, "looking_glass", "E1's full stack"},
-    {"step1", 1, true, false, true, "looking_glass", "E1 ladder: integer B-tree keys"},
-    {"step2", 2, true, false, true, "looking_glass", "E1 ladder: - disk log"},
-    {"step3", 3, false, false, true, "looking_glass", "E1 ladder: - main log"},
-    {"step4", 4, false, false, true, "looking_glass", "E1 ladder: - LSN"},
-    {"step5", 5, false, false, true, "looking_glass", "E1 ladder: - locking"},
-    {"step6", 6, false, false, true, "looking_glass", "E1 ladder: - latching"},
-    {"step7", 7, false, false, true, "looking_glass", "E1 ladder: - directory lookup"},
-    {"step8", 8, false, false, true, "looking_glass", "E1 ladder: - small page (32 KB pages)"},
-    {"step9", 9, false, false, true, "looking_glass", "E1 ladder: - page access"},
-    {"step10", 10, false, false, true, "looking_glass", "E1 ladder: - transactions (one session)"},
-    {"optimal", kOptimalStep, false, false, false, "looking_glass", "E1's hand-built in-memory B-tree kernel"},
-    {"disk", -1, true, true, false, "fifo_cache", "E5: a transactional engine whose pages live in a file behind a pool"},
-}};
+// The bare stack, the ladder's steps (stack/ladder.hpp, one row each), E5's disk stack.
+inline constexpr std::array<StackInfo, kLadderSteps + 2> kStacks = [] {
+  std::array<StackInfo, kLadderSteps + 2> rows{};
+  rows.front() = {"bare", -1, false, false, true, "-", "storage only (pages, B+trees, catalog), every removable component removed"};
+  for (const LadderStepInfo& l : kLadder)
+    rows[1 + l.step] = {l.name, l.step, l.concurrent, false, l.stack_owner >= 0, "looking_glass", l.summary};
+  rows.back() = {"disk", -1, true, true, false, "fifo_cache",
+                 "E5: a transactional engine whose pages live in a file behind a pool"};
+  return rows;
+}();
 
 inline std::string stack_list() {
   std::string out;

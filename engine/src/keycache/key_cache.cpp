@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "common/page_size.hpp"
+
 namespace dbrepro::keycache {
 
 void validate(const KeyCacheConfig& config) {
-  if (config.block_size < 512 || config.block_size > 16384 || (config.block_size & (config.block_size - 1)) != 0)
-    throw std::invalid_argument("block_size: must be a power of two in 512..16384, got " +
-                                std::to_string(config.block_size));
+  check_page_size("block_size", config.block_size, kMinBlockSize, kMaxKeyBlockSize);
   if (config.segments > 64)
     throw std::invalid_argument("segments: must be in 0..64 (MariaDB's limit), got " +
                                 std::to_string(config.segments));

@@ -28,7 +28,7 @@
 #include "buffer/page_cache.hpp"
 #include "cache/midpoint_lru.hpp"
 #include "common/types.hpp"
-#include "keycache/block_file.hpp"
+#include "io/block_file.hpp"
 #include "keycache/timed_latch.hpp"
 #include "latch/blocking_latches.hpp"
 #include "latch/latch.hpp"

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "io/fd.hpp"
 #include "latch/latch.hpp"
 #include "log/log_record.hpp"
 
@@ -46,16 +47,9 @@ class FlushToFile {
   FlushToFile& operator=(const FlushToFile&) = delete;
 
   void write(const std::byte* data, size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error("log file '" + path_ + "': write: " + std::strerror(errno));
-      }
-      data += w;
-      n -= static_cast<size_t>(w);
-      bytes_ += static_cast<u64>(w);
-    }
+    const io::Transfer t = io::write_all(fd_, data, n);
+    bytes_ += t.done;
+    if (!t.whole()) throw io::io_error("log file '" + path_ + "': write", t);
   }
   void sync() {
     if (::fdatasync(fd_) != 0) throw std::runtime_error("log file '" + path_ + "': fdatasync: " + std::strerror(errno));
@@ -70,18 +64,14 @@ class FlushToFile {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error("log file '" + path + "': " + std::strerror(errno));
     const LogFileHeader header = make_log_file_header(tag);
-    const auto* bytes = reinterpret_cast<const std::byte*>(&header);
     auto fail = [&](const char* what) {
       const std::string error = std::strerror(errno);
       ::close(fd);
       throw std::runtime_error("log file '" + path + "': " + what + ": " + error);
     };
-    size_t done = 0;
-    while (done < sizeof(header)) {
-      const ssize_t w = ::write(fd, bytes + done, sizeof(header) - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) fail("writing its header");
-      done += static_cast<size_t>(w);
+    if (const io::Transfer t = io::write_all(fd, &header, sizeof(header)); !t.whole()) {
+      ::close(fd);
+      throw io::io_error("log file '" + path + "': writing its header", t);
     }
     if (::fdatasync(fd) != 0) fail("fdatasync");
     if (fd_ >= 0) ::close(fd_);

@@ -1,8 +1,5 @@
 #include "openedge/client.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,23 +7,17 @@
 #include <cstring>
 #include <thread>
 
+#include "io/fd.hpp"
+#include "net/socket.hpp"
+
 namespace dbrepro::openedge {
 
 Client::Client(const std::string& address, u16 port) {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  if (inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1)
-    throw std::invalid_argument("address: not an IPv4 address: '" + address + "'");
-  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) throw std::runtime_error(std::string("client: socket: ") + std::strerror(errno));
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    const std::string why = std::strerror(errno);
-    close();
-    throw std::runtime_error("client: cannot connect to " + address + ":" + std::to_string(port) + ": " + why);
+  try {
+    fd_ = net::connect_tcp(address, port);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("client: ") + e.what());
   }
-  int one = 1;
-  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
 Client::~Client() { close(); }
@@ -37,13 +28,7 @@ void Client::close() {
 }
 
 void Client::send_raw(const std::byte* data, size_t size) {
-  size_t sent = 0;
-  while (sent < size) {
-    const ssize_t n = ::send(fd_, data + sent, size - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(std::string("client: send: ") + std::strerror(errno));
-    sent += static_cast<size_t>(n);
-  }
+  if (const io::Transfer t = io::send_all(fd_, data, size); !t.whole()) throw io::io_error("client: send", t);
   counters_.bytes_sent += size;
 }
 

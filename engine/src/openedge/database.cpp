@@ -108,7 +108,7 @@ Database build_database(const DatabaseConfig& config) {
   if (db.page_count > (u64{1} << kPageBits))
     throw std::invalid_argument("rows: the database needs " + std::to_string(db.page_count) +
                                 " pages, more than an index entry can address (2^" + std::to_string(kPageBits) + ")");
-  db.file = std::make_unique<DiskFile>(config.data_dir, kPageBytes, /*want_direct=*/false);
+  db.file = std::make_unique<BlockFile>(BlockFile::temporary(config.data_dir, kPageBytes, /*want_direct=*/false));
   for (PageId p = 0; p < db.page_count; ++p) {
     db.file->write(p, pages.fix(p));
     pages.unfix(p);

@@ -12,8 +12,8 @@
 
 #include "btree/bulk_load.hpp"
 #include "btree/key.hpp"
-#include "buffer/disk_file.hpp"
 #include "common/types.hpp"
+#include "io/block_file.hpp"
 #include "openedge/schema.hpp"
 
 namespace dbrepro::openedge {
@@ -65,7 +65,7 @@ struct DatabaseConfig {
 
 struct Database {
   DatabaseConfig config;
-  std::unique_ptr<DiskFile> file;  // page p at offset p * kPageBytes; removed with the database
+  std::unique_ptr<BlockFile> file;  // page p at offset p * kPageBytes; removed with the database
   u64 page_count = 0;
   std::array<TableInfo, kTables> tables;
 

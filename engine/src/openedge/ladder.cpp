@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +13,9 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+
+#include "io/fd.hpp"
+#include "proc/child_process.hpp"
 
 namespace dbrepro::openedge {
 namespace {
@@ -97,110 +99,52 @@ UsersRun run_users_in_threads(const LadderConfig& config, const LadderStep& s, c
   return out;
 }
 
-// What a client process sends back through its pipe.
+// What a client process sends back through its channel.
 struct ChildReport {
   UserResult result;
   char error[240];  // empty if the user's work succeeded
 };
 
-bool read_all(int fd, void* data, size_t size) {
-  auto* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-void write_all(int fd, const void* data, size_t size) {
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-}
+bool read_all(int fd, void* data, size_t size) { return io::read_full(fd, data, size).whole(); }
+void write_all(int fd, const void* data, size_t size) { io::send_all(fd, data, size); }
 
 // Users as client processes of their own, as the article's clients were:
 // each is forked, connects, says it is ready and waits for the start; the
 // parent releases them all at once and reads each one's report.
 UsersRun run_users_in_processes(const LadderConfig& config, const LadderStep& s, const std::vector<u16>& ports) {
-  struct Child {
-    pid_t pid = -1;
-    int go = -1;      // the parent writes the start
-    int report = -1;  // the child writes "ready", then its report
-  };
-  std::vector<Child> children(config.users);
-  auto reap = [&] {
-    for (Child& c : children) {
-      if (c.go >= 0) ::close(c.go);
-      if (c.report >= 0) ::close(c.report);
-      int status = 0;
-      if (c.pid > 0)
-        while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-        }
-      c = Child{};
-    }
-  };
+  std::vector<proc::ChildProcess> children;
+  children.reserve(config.users);
   for (u32 u = 0; u < config.users; ++u) {
-    int go[2] = {-1, -1}, report[2] = {-1, -1};
-    if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
-      const std::string why = std::strerror(errno);
-      for (int fd : {go[0], go[1]})
-        if (fd >= 0) ::close(fd);
-      reap();
-      throw std::runtime_error("ladder: pipe: " + why);
-    }
-    const pid_t pid = ::fork();
-    if (pid == 0) {  // the client process keeps only its own pipe ends
-      ::close(go[1]);
-      ::close(report[0]);
-      for (u32 v = 0; v < u; ++v) {
-        ::close(children[v].go);
-        ::close(children[v].report);
-      }
+    children.emplace_back("ladder: client process " + std::to_string(u), [&, u](int channel) {
+      for (u32 v = 0; v < u; ++v) children[v].close_channel();  // keeps only its own channel
       ChildReport r{};
       bool ready = false;
       try {
         auto client = connect_user(config, ports, u);
-        write_all(report[1], "r", 1);  // ready
+        write_all(channel, "r", 1);  // ready
         ready = true;
         char start = 0;
-        if (read_all(go[0], &start, 1))
+        if (read_all(channel, &start, 1))
           r.result = run_user(*client, config, s, u);
         else
           std::snprintf(r.error, sizeof(r.error), "the ladder went away before the start");
       } catch (const std::exception& e) {
         std::snprintf(r.error, sizeof(r.error), "%s", e.what());
       }
-      if (!ready) write_all(report[1], "e", 1);  // failed before it was ready: the report follows
-      write_all(report[1], &r, sizeof(r));
-      ::_exit(r.error[0] ? 1 : 0);
-    }
-    ::close(go[0]);
-    ::close(report[1]);
-    if (pid < 0) {
-      const std::string why = std::strerror(errno);
-      ::close(go[1]);
-      ::close(report[0]);
-      reap();
-      throw std::runtime_error("ladder: fork: " + why);
-    }
-    children[u] = Child{pid, go[1], report[0]};
+      if (!ready) write_all(channel, "e", 1);  // failed before it was ready: the report follows
+      write_all(channel, &r, sizeof(r));
+      return r.error[0] ? 1 : 0;
+    });
   }
   // Every user connected (or failed to): then the clock starts and all are released.
   std::string failure;
   for (u32 u = 0; u < config.users && failure.empty(); ++u) {
     char ready = 0;
-    if (!read_all(children[u].report, &ready, 1)) {
+    if (!read_all(children[u].channel(), &ready, 1)) {
       failure = "client process " + std::to_string(u) + " died";
     } else if (ready != 'r') {
       ChildReport r{};
-      failure = read_all(children[u].report, &r, sizeof(r)) ? r.error : "client process " + std::to_string(u) + " died";
+      failure = read_all(children[u].channel(), &r, sizeof(r)) ? r.error : "client process " + std::to_string(u) + " died";
     }
   }
   UsersRun out;
@@ -208,13 +152,13 @@ UsersRun run_users_in_processes(const LadderConfig& config, const LadderStep& s,
   const double cpu_before = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN);
   const auto start = std::chrono::steady_clock::now();
   if (failure.empty()) {
-    for (Child& c : children) {
+    for (const proc::ChildProcess& c : children) {
       const char go = 'g';
-      write_all(c.go, &go, 1);
+      write_all(c.channel(), &go, 1);
     }
     for (u32 u = 0; u < config.users; ++u) {
       ChildReport r{};
-      if (!read_all(children[u].report, &r, sizeof(r))) {
+      if (!read_all(children[u].channel(), &r, sizeof(r))) {
         if (failure.empty()) failure = "client process " + std::to_string(u) + " died";
       } else if (r.error[0]) {
         if (failure.empty()) failure = r.error;
@@ -224,7 +168,7 @@ UsersRun run_users_in_processes(const LadderConfig& config, const LadderStep& s,
     }
   }
   out.wall_seconds = since(start);
-  reap();  // the children's CPU time counts once they are waited for
+  children.clear();  // reaped: the children's CPU time counts once they are waited for
   out.cpu_seconds = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN) - cpu_before;
   if (!failure.empty()) throw std::runtime_error("ladder: a user failed: " + failure);
   return out;

@@ -25,9 +25,9 @@
 
 #include "btree/btree.hpp"
 #include "buffer/cache_stats.hpp"
-#include "buffer/disk_file.hpp"
 #include "buffer/page_cache.hpp"
 #include "cache/clock.hpp"
+#include "io/block_file.hpp"
 #include "latch/blocking_latches.hpp"
 #include "latch/latch.hpp"
 #include "openedge/database.hpp"
@@ -37,7 +37,7 @@ namespace dbrepro::openedge {
 
 // The database file behind the pool (keys are page ids); not owned.
 struct DatabaseFileBacking {
-  const DiskFile* file = nullptr;
+  const BlockFile* file = nullptr;
   void read(u64 key, std::byte* page) const { file->read(static_cast<PageId>(key), page); }
   void write(u64 key, const std::byte* page) const { file->write(static_cast<PageId>(key), page); }
 };

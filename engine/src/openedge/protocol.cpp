@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/frame.hpp"
 #include "openedge/wire.hpp"
 
 namespace dbrepro::openedge {
@@ -20,10 +21,10 @@ Decoded<Message> failure(ErrorCode code, std::string reason, size_t consumed) {
 // The frame around a body: need more bytes, an error, or the body to parse.
 template <class Message>
 bool open_frame(const std::byte* data, size_t size, u32 max_body, Decoded<Message>& result, WireReader& body) {
+  const net::FramePeek frame = net::peek_frame(data, size, max_body);
+  const u32 length = frame.length;
   if (size < kFrameHeader) return false;  // kNeedMore
-  u32 length = 0;
-  std::memcpy(&length, data, sizeof(length));
-  if (length > max_body) {
+  if (frame.state == net::FrameState::kOversized) {
     result = failure<Message>(ErrorCode::kOversized,
                               "frame of " + std::to_string(length) + " bytes exceeds the limit of " +
                                   std::to_string(max_body),
@@ -34,7 +35,7 @@ bool open_frame(const std::byte* data, size_t size, u32 max_body, Decoded<Messag
     result = failure<Message>(ErrorCode::kMalformed, "empty frame (no message type)", kFrameHeader);
     return false;
   }
-  if (size - kFrameHeader < length) return false;  // kNeedMore
+  if (frame.state == net::FrameState::kNeedMore) return false;
   body = WireReader{data + kFrameHeader, length};
   result.consumed = kFrameHeader + length;
   return true;
@@ -185,14 +186,10 @@ Decoded<Message> decode(const std::byte* data, size_t size, u32 max_body, Parse 
 struct FrameBuilder {
   std::vector<std::byte>& out;
   size_t start;
-  explicit FrameBuilder(std::vector<std::byte>& o, MessageType type) : out(o), start(o.size()) {
-    WireWriter{out}.put<u32>(0);
+  explicit FrameBuilder(std::vector<std::byte>& o, MessageType type) : out(o), start(net::begin_frame(o)) {
     WireWriter{out}.put<u8>(static_cast<u8>(type));
   }
-  ~FrameBuilder() {
-    const u32 length = static_cast<u32>(out.size() - start - kFrameHeader);
-    std::memcpy(out.data() + start, &length, sizeof(length));
-  }
+  ~FrameBuilder() { net::end_frame(out, start); }
 };
 
 template <class Entries, class LevelOf, class RecordOf>

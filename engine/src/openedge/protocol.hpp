@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/types.hpp"
+#include "net/frame.hpp"
 #include "openedge/join_cursor.hpp"
 #include "openedge/schema.hpp"
 
@@ -45,7 +46,7 @@ enum class ErrorCode : u16 {
   kServer = 5,
 };
 
-inline constexpr u32 kFrameHeader = 4;
+using net::kFrameHeader;  // frames are net/frame.hpp's
 inline constexpr u32 kMaxBody = 1u << 20;
 inline constexpr u32 kMaxPrefetch = 10000;  // keeps every reply below kMaxBody
 inline constexpr u32 kWireRecord = 1 + sizeof(Record);

@@ -1,9 +1,6 @@
 #include "openedge/server.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,6 +10,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "io/fd.hpp"
+#include "net/socket.hpp"
+
 namespace dbrepro::openedge {
 namespace {
 
@@ -20,24 +20,8 @@ constexpr size_t kReadChunk = 64 * 1024;
 
 std::string errno_text() { return std::strerror(errno); }
 
-void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-void set_nodelay(int fd) {
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
 // Sends all of `out` on a blocking socket; false if the peer is gone.
-bool send_all(int fd, const std::vector<std::byte>& out) {
-  size_t sent = 0;
-  while (sent < out.size()) {
-    const ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    sent += static_cast<size_t>(n);
-  }
-  return true;
-}
+bool send_all(int fd, const std::vector<std::byte>& out) { return io::send_all(fd, out.data(), out.size()).whole(); }
 
 }  // namespace
 
@@ -51,25 +35,12 @@ struct Server::Connection {
 Server::Server(const Database& db, BufferPool& pool, ServerConfig config)
     : db_(db), pool_(pool), config_(std::move(config)) {
   if (config_.max_connections < 1) throw std::invalid_argument("max_connections: must be >= 1, got 0");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(config_.port);
-  if (inet_pton(AF_INET, config_.address.c_str(), &addr.sin_addr) != 1)
-    throw std::invalid_argument("address: not an IPv4 address: '" + config_.address + "'");
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) throw std::runtime_error("server: socket: " + errno_text());
-  int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  const std::string where = config_.address + ":" + std::to_string(config_.port);
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(listen_fd_, 256) != 0) {
-    const std::string why = errno_text();
-    ::close(listen_fd_);
-    throw std::runtime_error("server: cannot listen on " + where + ": " + why);
+  try {
+    listen_fd_ = net::listen_tcp(config_.address, config_.port, 256, &port_);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("server: ") + e.what());
   }
-  socklen_t len = sizeof(addr);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
-  set_nonblocking(listen_fd_);
+  net::set_nonblocking(listen_fd_);
   if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
     ::close(listen_fd_);
     throw std::runtime_error("server: pipe: " + errno_text());
@@ -195,8 +166,8 @@ void Server::single_threaded_loop() {
           refuse(fd);
           continue;
         }
-        set_nodelay(fd);
-        set_nonblocking(fd);
+        net::set_nodelay(fd);
+        net::set_nonblocking(fd);
         connections.push_back(std::make_unique<Connection>(
             Connection{fd, std::make_unique<Session>(db_, pool_, config_.optimistic, open_cursors_), {}, {}, false}));
         ++accepted_;
@@ -252,7 +223,7 @@ void Server::acceptor_loop() {
         refuse(fd);
         continue;
       }
-      set_nodelay(fd);
+      net::set_nodelay(fd);
       ++accepted_;
       ++active_;
       std::lock_guard guard(mutex_);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/types.hpp"
+#include "io/fd.hpp"
 
 namespace dbrepro::recovery {
 
@@ -43,17 +44,9 @@ inline std::vector<std::byte> read_whole_file(const std::string& path) {
     throw io_error(path, "stat");
   }
   bytes.resize(static_cast<size_t>(st.st_size));
-  size_t at = 0;
-  while (at < bytes.size()) {
-    const ssize_t n = ::read(fd, bytes.data() + at, bytes.size() - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      throw io_error(path, "read");
-    }
-    at += static_cast<size_t>(n);
-  }
+  const io::Transfer t = io::read_full(fd, bytes.data(), bytes.size());
   ::close(fd);
+  if (!t.whole()) throw io::io_error(path + ": read", t);
   return bytes;
 }
 
@@ -108,13 +101,7 @@ class FileWriter {
     buffer_.clear();
   }
   void write_all(const std::byte* data, size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) throw io_error(path_, "write");
-      data += w;
-      n -= static_cast<size_t>(w);
-    }
+    if (const io::Transfer t = io::write_all(fd_, data, n); !t.whole()) throw io::io_error(path_ + ": write", t);
   }
   std::string path_;
   int fd_ = -1;

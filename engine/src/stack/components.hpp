@@ -129,4 +129,10 @@ struct Stack {
   }
 };
 
+// Several terminals at once: locks for isolation, latches for the shared
+// structures, an undo log to roll back the victims of deadlocks.
+template <class S>
+inline constexpr bool kConcurrentStack =
+    S::Latching::kEnabled && !std::is_same_v<typename S::Locks, NoLockManager> && S::Log::kUndo;
+
 }  // namespace dbrepro

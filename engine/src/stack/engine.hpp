@@ -56,10 +56,7 @@ class Engine {
   };
   using Stores = std::conditional_t<S::Directory::kCached, NoStores, StoreDirectory<Entry, Index, Latching>>;
 
-  // Several terminals at once: locks for isolation, latches for the shared
-  // structures, an undo log to roll back the victims of deadlocks.
-  static constexpr bool kConcurrent =
-      Latching::kEnabled && !std::is_same_v<typename S::Locks, NoLockManager> && S::Log::kUndo;
+  static constexpr bool kConcurrent = kConcurrentStack<S>;
 
   explicit Engine(const EngineOptions& options, Meter meter = Meter{})
       : pages_(make_pages<Pages>(options.page_size, options.capacity_pages, options.disk)),

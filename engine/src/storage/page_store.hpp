@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/page_size.hpp"
 #include "common/types.hpp"
 #include "latch/latch.hpp"
 
@@ -22,8 +23,7 @@ class DirectPages {
   static constexpr u32 kDefaultPageSize = 8192;
 
   explicit DirectPages(u32 page_size = kDefaultPageSize, size_t /*capacity_pages*/ = 0) : page_size_(page_size) {
-    if (page_size < 1024 || (page_size & (page_size - 1)) != 0)
-      throw std::invalid_argument("page_size must be a power of two >= 1024");
+    check_page_size("page_size", page_size);
   }
 
   // A new zero-filled page.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "net/socket.hpp"
 #include "sysbench/select_random_points.hpp"
 
 namespace dbrepro::sysbench {
@@ -16,7 +17,7 @@ SbtestRow PointReply::row(u64 i) const {
   return out;
 }
 
-PointClient::PointClient(const std::string& path) : fd_(connect_unix(path)) {}
+PointClient::PointClient(const std::string& path) : fd_(net::connect_unix(path)) {}
 
 PointClient::~PointClient() {
   if (fd_ >= 0) ::close(fd_);
@@ -30,13 +31,8 @@ bool PointClient::call(const std::vector<std::byte>& frame, PointReply& reply) {
 }
 
 bool PointClient::query(const std::vector<u32>& points, PointReply& reply) {
-  const u32 length = static_cast<u32>(5 + 4 * points.size());
-  frame_.resize(4 + length);
-  std::memcpy(frame_.data(), &length, 4);
-  frame_[4] = std::byte{'P'};
-  const u32 count = static_cast<u32>(points.size());
-  std::memcpy(frame_.data() + 5, &count, 4);
-  std::memcpy(frame_.data() + 9, points.data(), 4 * points.size());
+  frame_.clear();  // kept: its capacity serves every query
+  append_points_frame(points, frame_);
   return call(frame_, reply);
 }
 

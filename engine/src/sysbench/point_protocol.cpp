@@ -1,12 +1,11 @@
 #include "sysbench/point_protocol.hpp"
 
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#include "io/fd.hpp"
+#include "net/frame.hpp"
 
 namespace dbrepro::sysbench {
 
@@ -25,23 +24,6 @@ T get(const std::byte* at) {
   return value;
 }
 
-std::vector<std::byte> framed(std::vector<std::byte> body) {
-  std::vector<std::byte> frame;
-  frame.reserve(4 + body.size());
-  put(frame, static_cast<u32>(body.size()));
-  frame.insert(frame.end(), body.begin(), body.end());
-  return frame;
-}
-
-sockaddr_un address_of(const std::string& path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof address.sun_path)
-    throw std::runtime_error("socket path '" + path + "': empty or longer than " +
-                             std::to_string(sizeof address.sun_path - 1) + " bytes");
-  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-  return address;
-}
 }  // namespace
 
 std::string parse_request(const std::byte* body, u32 length, PointRequest& out) {
@@ -72,88 +54,50 @@ std::string parse_request(const std::byte* body, u32 length, PointRequest& out) 
 }
 
 std::vector<std::byte> points_frame(const std::vector<u32>& points) {
-  std::vector<std::byte> body;
-  body.reserve(5 + 4 * points.size());
-  put(body, static_cast<u8>('P'));
-  put(body, static_cast<u32>(points.size()));
-  for (u32 p : points) put(body, p);
-  return framed(std::move(body));
+  std::vector<std::byte> frame;
+  append_points_frame(points, frame);
+  return frame;
+}
+
+void append_points_frame(const std::vector<u32>& points, std::vector<std::byte>& out) {
+  const size_t start = net::begin_frame(out);
+  put(out, static_cast<u8>('P'));
+  put(out, static_cast<u32>(points.size()));
+  const size_t at = out.size();
+  out.resize(at + 4 * points.size());
+  std::memcpy(out.data() + at, points.data(), 4 * points.size());
+  net::end_frame(out, start);
 }
 
 std::vector<std::byte> seed_frame(u32 count, u64 seed) {
-  std::vector<std::byte> body;
-  put(body, static_cast<u8>('S'));
-  put(body, count);
-  put(body, seed);
-  return framed(std::move(body));
+  std::vector<std::byte> frame;
+  const size_t start = net::begin_frame(frame);
+  put(frame, static_cast<u8>('S'));
+  put(frame, count);
+  put(frame, seed);
+  net::end_frame(frame, start);
+  return frame;
 }
 
 std::vector<std::byte> error_frame(const std::string& line) {
-  std::vector<std::byte> body;
-  put(body, static_cast<u8>('E'));
-  for (char ch : line) body.push_back(static_cast<std::byte>(ch == '\n' || ch == '\r' ? ' ' : ch));
-  return framed(std::move(body));
+  std::vector<std::byte> frame;
+  const size_t start = net::begin_frame(frame);
+  put(frame, static_cast<u8>('E'));
+  for (char ch : line) frame.push_back(static_cast<std::byte>(ch == '\n' || ch == '\r' ? ' ' : ch));
+  net::end_frame(frame, start);
+  return frame;
 }
 
 bool read_full(int fd, void* buffer, size_t size) {
-  auto* at = static_cast<char*>(buffer);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t got = ::recv(fd, at + done, size - done, 0);
-    if (got > 0) {
-      done += static_cast<size_t>(got);
-      continue;
-    }
-    if (got < 0 && errno == EINTR) continue;
-    if (got == 0 && done == 0) return false;  // the peer closed between frames
-    if (got < 0 && done == 0 && (errno == ECONNRESET || errno == EBADF || errno == EINVAL)) return false;
-    throw std::runtime_error(got == 0 ? "connection closed inside a frame"
-                                      : std::string("recv: ") + std::strerror(errno));
-  }
-  return true;
+  const io::Transfer t = io::read_full(fd, buffer, size);
+  if (t.whole()) return true;
+  if (t.ended_before_any()) return false;  // the peer closed between frames
+  if (t.done == 0 && (t.error == ECONNRESET || t.error == EBADF || t.error == EINVAL)) return false;
+  throw t.error == 0 ? std::runtime_error("connection closed inside a frame") : io::io_error("recv", t);
 }
 
 void write_full(int fd, const void* buffer, size_t size) {
-  const auto* at = static_cast<const char*>(buffer);
-  while (size > 0) {
-    const ssize_t put_bytes = ::send(fd, at, size, MSG_NOSIGNAL);
-    if (put_bytes < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("send: ") + std::strerror(errno));
-    }
-    at += put_bytes;
-    size -= static_cast<size_t>(put_bytes);
-  }
-}
-
-int listen_unix(const std::string& path, int backlog) {
-  const sockaddr_un address = address_of(path);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
-  ::unlink(path.c_str());
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 || ::listen(fd, backlog) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(error));
-  }
-  return fd;
-}
-
-int connect_unix(const std::string& path) {
-  const sockaddr_un address = address_of(path);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
-  for (int attempt = 0;; ++attempt) {
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) return fd;
-    // A full backlog (many clients connecting at once) is retried, as a client library does.
-    if ((errno == EAGAIN || errno == EINTR) && attempt < 1000) {
-      ::usleep(1000);
-      continue;
-    }
-    const int error = errno;
-    ::close(fd);
-    throw std::runtime_error("cannot connect to " + path + ": " + std::strerror(error));
-  }
+  if (const io::Transfer t = io::send_all(fd, buffer, size); !t.whole()) throw io::io_error("send", t);
 }
 
 }  // namespace dbrepro::sysbench

@@ -39,8 +39,9 @@ struct PointRequest {
 // `out`, or the reason it is refused: one line, no newline.
 std::string parse_request(const std::byte* body, u32 length, PointRequest& out);
 
-// Whole frames (length prefix included).
+// Whole frames (length prefix, net/frame.hpp's, included).
 std::vector<std::byte> points_frame(const std::vector<u32>& points);
+void append_points_frame(const std::vector<u32>& points, std::vector<std::byte>& out);  // the same, into `out`
 std::vector<std::byte> seed_frame(u32 count, u64 seed);
 std::vector<std::byte> error_frame(const std::string& line);
 
@@ -49,10 +50,5 @@ std::vector<std::byte> error_frame(const std::string& line);
 // that ends inside the buffer throws. write_full throws on failure (no SIGPIPE).
 bool read_full(int fd, void* buffer, size_t size);
 void write_full(int fd, const void* buffer, size_t size);
-
-// A Unix stream socket listening on `path` (replaced if it exists), and a
-// connection to one. Both throw std::runtime_error naming the path.
-int listen_unix(const std::string& path, int backlog);
-int connect_unix(const std::string& path);
 
 }  // namespace dbrepro::sysbench

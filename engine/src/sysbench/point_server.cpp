@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <exception>
 
+#include "net/socket.hpp"
+
 namespace dbrepro::sysbench {
 
 ConnectionServer::ConnectionServer(std::string path, Handler handler, int backlog)
-    : path_(std::move(path)), handler_(std::move(handler)), listen_fd_(listen_unix(path_, backlog)) {
+    : path_(std::move(path)), handler_(std::move(handler)), listen_fd_(net::listen_unix(path_, backlog)) {
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 
@@ -87,7 +89,7 @@ void ConnectionServer::stop() {
   if (stopping_.exchange(true)) return;
   ::shutdown(listen_fd_, SHUT_RDWR);  // wakes accept()
   try {
-    ::close(connect_unix(path_));  // and, where shutdown does not, a last connection does
+    ::close(net::connect_unix(path_));  // and, where shutdown does not, a last connection does
   } catch (const std::exception&) {
   }
   if (acceptor_.joinable()) acceptor_.join();

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/random.hpp"
+#include "net/frame.hpp"
 #include "sysbench/point_protocol.hpp"
 #include "sysbench/select_random_points.hpp"
 
@@ -122,14 +123,15 @@ void serve_points(int fd, PointSelect<Cache>& select, const SbtestTable& table, 
       for (auto& p : drawn) p = draw_key(rng, table.meta().distribution, table.meta().rows);
       points = &drawn;
     }
-    reply.resize(4 + kReplyHeader);
+    reply.clear();
+    const size_t frame = net::begin_frame(reply);
+    reply.resize(frame + net::kFrameHeader + kReplyHeader);
     const PointsResult result = select.select_points(*points, [&](const SbtestRow& row) {
       const size_t at = reply.size();
       reply.resize(at + sizeof row);
       std::memcpy(reply.data() + at, &row, sizeof row);
     });
-    const u32 reply_length = static_cast<u32>(reply.size() - 4);
-    std::memcpy(reply.data(), &reply_length, 4);
+    net::end_frame(reply, frame);
     reply[4] = std::byte{'R'};
     std::memcpy(reply.data() + 5, &result.rows, 8);
     std::memcpy(reply.data() + 13, &result.checksum, 8);

@@ -32,7 +32,7 @@ void digits_template(Random& rng, char* out, size_t capacity, int groups) {
 // and written when unfixed.
 class IndexFileWriter {
  public:
-  IndexFileWriter(keycache::BlockFile& file, u32 first_block) : file_(file), next_(first_block) {}
+  IndexFileWriter(BlockFile& file, u32 first_block) : file_(file), next_(first_block) {}
   u32 page_size() const { return file_.block_size(); }
   PageId allocate() { return next_++; }
   std::byte* fix(PageId, LatchMode) {
@@ -46,7 +46,7 @@ class IndexFileWriter {
   u32 next_block() const { return next_; }
 
  private:
-  keycache::BlockFile& file_;
+  BlockFile& file_;
   u32 next_;
   std::vector<std::unique_ptr<std::byte[]>> buffers_;
 };
@@ -94,7 +94,7 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
   ::close(data_fd);
   std::sort(k_entries.begin(), k_entries.end(), [](const BulkEntry& a, const BulkEntry& b) { return a.key < b.key; });
 
-  keycache::BlockFile index(index_path(dir), block_size, true);
+  BlockFile index(index_path(dir), block_size, true);
   SbtestMeta meta;
   meta.magic = kMagic;
   meta.rows = rows;
@@ -114,14 +114,14 @@ SbtestMeta build_sbtest(const std::string& dir, u64 rows, u64 seed, u32 block_si
 SbtestTable::SbtestTable(const std::string& dir) {
   // The block size is in the metadata: read it with a small first read.
   {
-    keycache::BlockFile probe(index_path(dir), 512, false);
+    BlockFile probe(index_path(dir), 512, false);
     std::vector<std::byte> block(512);
     probe.read(kMetaBlock, block.data());
     std::memcpy(&meta_, block.data(), sizeof meta_);
   }
   if (meta_.magic != kMagic)
     throw std::runtime_error(index_path(dir) + ": not an sbtest index file of this version (rebuild it)");
-  index_ = keycache::BlockFile(index_path(dir), meta_.block_size, false);
+  index_ = BlockFile(index_path(dir), meta_.block_size, false);
   data_fd_ = ::open(data_path(dir).c_str(), O_RDONLY);
   if (data_fd_ < 0) throw std::runtime_error("cannot open " + data_path(dir) + ": " + std::strerror(errno));
 }

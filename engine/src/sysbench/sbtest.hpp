@@ -11,7 +11,7 @@
 #include "btree/bulk_load.hpp"
 #include "btree/key.hpp"
 #include "common/types.hpp"
-#include "keycache/block_file.hpp"
+#include "io/block_file.hpp"
 #include "sysbench/distribution.hpp"
 
 namespace dbrepro::sysbench {
@@ -58,14 +58,14 @@ class SbtestTable {
   SbtestTable& operator=(const SbtestTable&) = delete;
 
   const SbtestMeta& meta() const { return meta_; }
-  const keycache::BlockFile& index_file() const { return index_; }
+  const BlockFile& index_file() const { return index_; }
   void read_row(u32 position, SbtestRow* row) const;  // pread from the data file
 
   static constexpr u32 kIndexFileId = 1;  // the "file" of MariaDB's segment formula
 
  private:
   SbtestMeta meta_;
-  keycache::BlockFile index_;
+  BlockFile index_;
   int data_fd_ = -1;
 };
 

@@ -1,6 +1,0 @@
-// E1 ladder step 1, compiled on its own (see driver/run_stack.hpp).
-#include "driver/run_stack.hpp"
-
-namespace dbrepro::tpcc {
-template RunResult run_stack<Step1>(const RunConfig&, const ProgressFn&);
-}  // namespace dbrepro::tpcc
