@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/page_size.hpp"
 #include "sched/fiber_scheduler.hpp"
 
 namespace dbrepro::sched {
@@ -110,8 +111,7 @@ void validate(const SessionsConfig& c) {
   // Each setting's own range holds whichever workload runs (the table states it so).
   if (c.cpu_iterations < 1) throw std::invalid_argument("cpu_iterations: must be >= 1");
   if (c.passes < 1) throw std::invalid_argument("passes: must be >= 1");
-  if (c.page_size < 512 || (c.page_size & (c.page_size - 1)) != 0)
-    throw std::invalid_argument("page_size: must be a power of two >= 512, got " + std::to_string(c.page_size));
+  check_page_size("page_size", c.page_size, kMinBlockSize, kMaxPageSize);  // the page cache's block
   if (c.table_bytes < c.page_size)
     throw std::invalid_argument("table_mb: must hold at least one page (" + std::to_string(c.page_size) + " bytes)");
   if (c.latches < 1) throw std::invalid_argument("latches: must be >= 1");

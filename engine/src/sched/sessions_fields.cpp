@@ -95,7 +95,7 @@ const std::array<SessionsField, 14> kSessionsFields = {{
     {"passes", FieldType::kUnsigned, "", ">= 1", "a memory-bound session's full scans of the table",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.passes = unsigned_of<u32>("passes", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.passes); }},
-    {"page_size", FieldType::kUnsigned, "bytes", "a power of two >= 512", "the table's page",
+    {"page_size", FieldType::kUnsigned, "bytes", "a power of two in 512..65536", "the table's page",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.page_size = unsigned_of<u32>("page_size", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.page_size); }},
     {"latch", FieldType::kText, "", "spin_nap, adaptive, futex",
