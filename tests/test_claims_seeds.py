@@ -116,6 +116,7 @@ def test_openedge_counts_are_judged_on_each_repeats_seed(tmp_path):
     import subprocess
 
     def run(out, seed, *extra):
+        out.parent.mkdir(parents=True, exist_ok=True)  # outside the working folder, --out makes no folder
         done = subprocess.run([sys.executable, "-m", "dbrepro.openedge", "--rows", "200", "--servers", "1",
                                "--users", "2", "--seed", str(seed), "--out", str(out), *extra],
                               capture_output=True, text=True, timeout=300)

@@ -34,6 +34,7 @@ COUNT_TRANSACTIONS = 200
 
 def test_run_instructions_writes_a_record(python, tmp_path):
     out = tmp_path / "counts" / "step11_payment.json"
+    out.parent.mkdir()  # outside the working folder, --out makes no folder
     done = python(
         "-m", "dbrepro", "run", "instructions", "--step", "11", "--txn-type", "payment",
         "--transactions", "50", "--seed", "3", "--cycles", "false", "--out", str(out),

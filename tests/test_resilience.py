@@ -116,6 +116,7 @@ def _quantum(out, _tmp):
 @pytest.mark.parametrize("main", [_tpcc, _key_cache, _quantum], ids=["tpcc", "key_cache", "quantum"])
 def test_record_writers_rename_a_complete_temporary_file(tmp_path, replace_spy, main):
     out = tmp_path / "runs" / "run.json"
+    out.parent.mkdir()  # outside the working folder, --out makes no folder
     assert main(out, tmp_path) == 0
     assert [target for _, target in replace_spy] == [out]
     temporary = replace_spy[0][0]

@@ -56,7 +56,8 @@ def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(dry_run, repo, na
     assert len(blocks) == jobs
     commands = re.findall(r"-m dbrepro\.fifo_cache cells .*", output)
     assert len(commands) == jobs and all("{policy}" in c and "{percent}" in c for c in commands)
-    assert {int(re.search(r"--seed (\d+)", c).group(1)) for c in commands} == set(seeds)
+    # each job's seed is in its settings file (settings as data), named by it
+    assert {int(re.search(r"--settings \S*/scale_seed(\d+)_w\d+\.json", c).group(1)) for c in commands} == set(seeds)
 
 
 def test_default_config_is_the_quick_profile(dry_run):
