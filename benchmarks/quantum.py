@@ -55,7 +55,7 @@ def main() -> None:
         for scheduler in schedulers:
             for q in (short, long):
                 for spc in SESSIONS_PER_CPU:
-                    run = quantum.run_sessions(scheduler=scheduler, workload="memory", quantum_ms=q,
+                    run = quantum.run_sessions(scheduler=scheduler, workload="memory", quantum_ms=q, cpus=0,
                                                placement=args.placement, sessions_per_cpu=spc,
                                                table_mb=args.table_mb, passes=sizing["passes"])
                     means[scheduler, q, spc].append(run.metrics["mean_seconds"])
