@@ -104,7 +104,7 @@ bench: build
 SAN_CMAKE = $(BIN)/cmake -S . -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja -DCMAKE_BUILD_TYPE=Debug \
   -DDBREPRO_BUILD_TESTS=ON -DDBREPRO_BUILD_PYTHON=OFF
 SAN_JOBS ?= 2
-TSAN_FILTER ?= PageCache*:SpinNapLatch*:AdaptiveMutex*:SpinLatch*:RwLatch*:NullLatches*:LockManager*:KeyCache*:Sched*:ConcurrentBTree*:WriteAheadLog*:DiskPool*:Concurrency*:Recovery*:OpenEdgeServer*:*/OpenEdgeServerModes*:OpenEdgeLadder*
+TSAN_FILTER ?= NetAcceptor*:PageCache*:SpinNapLatch*:AdaptiveMutex*:SpinLatch*:RwLatch*:NullLatches*:LockManager*:KeyCache*:Sched*:ConcurrentBTree*:WriteAheadLog*:DiskPool*:Concurrency*:Recovery*:OpenEdgeServer*:*/OpenEdgeServerModes*:OpenEdgeLadder*
 FUZZ_SECONDS ?= 30
 
 .PHONY: test-asan test-tsan fuzz

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "io/fd.hpp"
+#include "net/acceptor.hpp"
 #include "net/socket.hpp"
 
 namespace dbrepro::openedge {
@@ -209,28 +210,18 @@ void Server::single_threaded_loop() {
 }
 
 void Server::acceptor_loop() {
-  pollfd fds[2] = {{wake_[0], POLLIN, 0}, {listen_fd_, POLLIN, 0}};
-  while (!stopping_) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
+  net::accept_loop(listen_fd_, wake_[0], [this](int fd) {
+    if (active_ >= static_cast<i64>(config_.max_connections)) {
+      refuse(fd);
+      return;
     }
-    if (fds[0].revents != 0) break;
-    for (;;) {
-      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) break;
-      if (active_ >= static_cast<i64>(config_.max_connections)) {
-        refuse(fd);
-        continue;
-      }
-      net::set_nodelay(fd);
-      ++accepted_;
-      ++active_;
-      std::lock_guard guard(mutex_);
-      client_fds_.push_back(fd);
-      client_threads_.emplace_back([this, fd] { client_thread(fd); });
-    }
-  }
+    net::set_nodelay(fd);
+    ++accepted_;
+    ++active_;
+    std::lock_guard guard(mutex_);
+    client_fds_.push_back(fd);
+    client_threads_.emplace_back([this, fd] { client_thread(fd); });
+  });
 }
 
 void Server::client_thread(int fd) {

@@ -3,7 +3,8 @@
 //   single-threaded  one thread runs a poll() loop over the listening socket
 //                    and every client: accepts, serves one request at a time,
 //                    handles disconnects (OpenEdge 11's server process);
-//   multi-threaded   an acceptor thread and one thread per client (12's MTDBS).
+//   multi-threaded   an acceptor thread (net::accept_loop) and one thread per
+//                    client (12's MTDBS).
 // Both answer malformed frames with an ERROR and keep serving; an oversized
 // frame gets an ERROR and the connection is closed (its stream cannot be
 // re-synchronised); a client beyond max_connections gets an ERROR and is

@@ -1,11 +1,12 @@
 #pragma once
 // E2's server: MariaDB's one-thread-per-connection scheduler (the default
 // thread_handling, sql/sql_connect.cc's handle_one_connection) in front of the
-// key cache. An acceptor thread accepts each client on a Unix socket and
-// starts one server thread for it; that thread reads a request, runs
-// select_random_points against the key cache and the data file (the storage
-// engine's work: index blocks copied out of the key cache, rows pread from
-// sbtest.MYD), sends every row back, and blocks reading the next request.
+// key cache. An acceptor thread (net::accept_loop) accepts each client on a
+// Unix socket and starts one server thread for it; that thread reads a
+// request, runs select_random_points against the key cache and the data file
+// (the storage engine's work: index blocks copied out of the key cache, rows
+// pread from sbtest.MYD), sends every row back, and blocks reading the next
+// request.
 // Client and server threads share the cores, so every query is a sleep and a
 // wake-up on each side, and a wake-up can preempt a server thread while it
 // holds a segment mutex: the lock-holder preemption that segments relieve.
@@ -74,12 +75,13 @@ class ConnectionServer {
     bool done = false;
     std::thread thread;
   };
-  void accept_loop();
+  void on_accept(int fd);  // net::accept_loop's handler: the connection's thread
   void reap_locked();
 
   std::string path_;
   Handler handler_;
   int listen_fd_ = -1;
+  int wake_[2] = {-1, -1};  // a pipe: stop() writes, the acceptor wakes
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;
   mutable std::condition_variable idle_;
