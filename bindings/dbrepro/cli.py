@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .settings import _integer, _number, parse_mix  # noqa: F401  (the study modules' option types)
+from .settings import option as _option_name
 
 PROG = "dbrepro"
 EXIT_OK, EXIT_INCONSISTENT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -50,21 +49,6 @@ class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
         if not documented and action.option_strings and action.default not in (None, argparse.SUPPRESS, False):
             text += " (default: %(default)s)"
         return text
-
-
-# ---------------------------------------------------------------------------
-# Argument types: each raises ArgumentTypeError, which argparse prefixes with
-# the option name, so the message needs only say what is wrong.
-
-
-def _choice(*allowed: str):
-    def parse(text: str) -> str:
-        if text not in allowed:
-            raise argparse.ArgumentTypeError(f"invalid choice {text!r} (allowed: {', '.join(allowed)})")
-        return text
-
-    parse.__name__ = "choice"
-    return parse
 
 
 # ---------------------------------------------------------------------------
@@ -241,10 +225,6 @@ def print_lines(lines) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-
-
-def _option_name(parameter: str) -> str:
-    return "--" + parameter.replace("_", "-")
 
 
 def _check_writable(out: str) -> None:

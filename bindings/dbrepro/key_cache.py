@@ -413,7 +413,9 @@ def _parser() -> argparse.ArgumentParser:
 def _option(parameter: str) -> str:
     if parameter.startswith("extra_grids"):  # extra_grids[1].points: the second --grid's points
         return "--grid" + parameter.removeprefix("extra_grids")
-    return "--" + parameter.replace("_", "-")
+    from .settings import option
+
+    return option(parameter)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

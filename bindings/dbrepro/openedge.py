@@ -185,10 +185,6 @@ FRAME_ROWS[KIND] = run_rows
 # Command line: python -m dbrepro.openedge --out run.json ...
 
 
-def _option(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def build_parser():
     """One option per setting of the engine's table, with its unit, range, default and help."""
     from . import settings
@@ -224,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         result = run_ladder(progress=progress, **settings.given(args, config_fields()))
     except ConfigError as error:
-        return fail(f"{_option(error.parameter)}: {error.reason}")
+        return fail(f"{settings.option(error.parameter)}: {error.reason}")
     except ValueError as error:  # the engine's own checks, e.g. an address it cannot parse
         return fail(str(error))
     except RuntimeError as error:  # sockets: a port or address that cannot be used

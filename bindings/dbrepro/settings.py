@@ -11,8 +11,8 @@ a table into what a front end needs, so that nothing restates it:
 
 Values are parsed here only as far as their type (an integer, a number, a
 comma-separated list); their ranges are checked once, in C++, on the way in,
-and the engine's error names the setting, which `option_error` shows as its
-option.
+and the engine's error names the setting, which each command shows as its
+option (`option`).
 """
 from __future__ import annotations
 
@@ -260,12 +260,3 @@ def parse_args(parser: argparse.ArgumentParser, argv: Iterable[str] | None,
 def given(args: argparse.Namespace, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The settings the parsed options hold, by setting name."""
     return {row["name"]: getattr(args, row["name"]) for row in rows}
-
-
-def option_error(message: str, names: Iterable[str]) -> str:
-    """An engine error 'setting: reason' shown as '--setting: reason' when it names one of `names`."""
-    first = (message.splitlines() or ["invalid configuration"])[0]
-    name, colon, rest = first.partition(":")
-    if colon and name.strip() in set(names):
-        return f"{option(name.strip())}:{rest}"
-    return first
