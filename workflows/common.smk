@@ -7,6 +7,7 @@
 #   results/tables/<study>/<name>.csv        summaries
 #   results/figures/<study>/<name>.{png,pdf}
 
+import functools
 import os
 import shlex
 import sys
@@ -235,14 +236,20 @@ CELL_SETTINGS = {}
 from types import SimpleNamespace  # a repeat's number where a rule's wildcards would give it
 
 
+@functools.cache
+def _settings_table(study):
+    """A study's engine settings table, read once per workflow (every cell asks for it)."""
+    from dbrepro import settings
+
+    return tuple(settings.table(study))
+
+
 def profile_settings(study, section, leave_out=()):
     """The profile section's values of `study`'s engine settings (those of its
     table's names the section has, but `leave_out`); a list where the setting
     is one text (E2's distributions) is joined as the engine reads it."""
-    from dbrepro import settings
-
     out = {}
-    for row in settings.table(study):
+    for row in _settings_table(study):
         name = row["name"]
         if name in section and name not in leave_out:
             value = section[name]
