@@ -16,7 +16,9 @@
 //     latch again to unpin (kUnpinUnderLatch). A pinned buffer is read
 //     without a latch of its own (FrameLatch: none);
 //   - the latch spins and then sleeps as Oracle's did (SpinNapLatch:
-//     _spin_count tries, 2000 by default, then a nap, doubling); the other
+//     _spin_count tries, 2000 by default, then a nap, doubling). The naps
+//     are OpenEdge's schedule (1 ms doubling to 24 ms, blocking_latches.hpp),
+//     not Oracle's, which the article does not give either; the other
 //     choices are glibc's adaptive mutex (spins a little, then a futex) and
 //     the plain futex mutex. Chosen once per run (with_shared_table).
 //   - every latch is a HolderPreemptionLatch: per session, acquisitions,
