@@ -57,8 +57,7 @@ for _seed in LG_SEEDS:
     for _step in LG_STEPS:
         for _txn in LG_TXNS:
             cell_settings(LG_STUDY, f"instructions_seed{_seed}_step{_step}_{_txn}", {
-                "step": _step, "txn_type": _txn, "seed": _seed,
-                **{name: LG["instructions"][name] for name in ("transactions", "warehouses", "backend", "cycles")}})
+                "step": _step, "txn_type": _txn, "seed": _seed, **profile_settings(LG_STUDY, LG["instructions"])})
 for _step in LG["ladder"]["steps"]:
     cell_settings(LG_STUDY, f"ladder_step{_step}", {
         "stack": looking_glass.stack_name(int(_step)), "warehouses": LG["ladder"]["warehouses"],

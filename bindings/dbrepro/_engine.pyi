@@ -5,8 +5,9 @@ from typing import Any
 # ---- TPC-C and E1 (engine_module.cpp) ----------------------------------------
 
 # The run functions take their settings as keywords named by their settings
-# table (run_config_fields(), key_cache_config_fields(), quantum_config_fields(),
-# openedge_config_fields(): name, type, unit, range, default, help); the table
+# table (run_config_fields(), looking_glass_config_fields(), key_cache_config_fields(),
+# quantum_config_fields(), openedge_config_fields(): name, type, unit, range,
+# default, help, required); the table
 # is their one description, so the stubs do not restate it
 # (tests/test_settings_tables.py keeps it so).
 def run_tpcc(*, progress: Callable[[int, int], bool | None] | None = None, **settings: Any) -> dict[str, Any]:
@@ -28,7 +29,14 @@ def run_config(**settings: Any) -> dict[str, Any]:
     """A TPC-C run's every setting (as run_tpcc takes them), checked as a run checks them, defaults filled in."""
 
 def run_config_fields() -> list[dict[str, Any]]:
-    """The settings of a TPC-C run: name, type, unit, range, default, help."""
+    """The settings of a TPC-C run: name, type, unit, range, default, help, required."""
+
+def looking_glass_config(**settings: Any) -> dict[str, Any]:
+    """E1's count: every setting checked (the counted TPC-C run's too), defaults filled in;
+    ValueError names the first bad or missing one."""
+
+def looking_glass_config_fields() -> list[dict[str, Any]]:
+    """The settings of E1's count: name, type, unit, range, default, help, required."""
 
 def stacks() -> list[dict[str, Any]]:
     """The stacks a TPC-C run can pick: name, step, concurrent, disk, metered, study, summary."""
@@ -85,7 +93,7 @@ def quantum_config(**settings: Any) -> dict[str, Any]:
     the first bad one."""
 
 def quantum_config_fields() -> list[dict[str, Any]]:
-    """The settings of E4's session runs: name, type, unit, range, default, help."""
+    """The settings of E4's session runs: name, type, unit, range, default, help, required."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
@@ -125,7 +133,7 @@ def openedge_config(**settings: Any) -> dict[str, Any]:
     """E3: every setting of a ladder, checked, defaults filled in."""
 
 def openedge_config_fields() -> list[dict[str, Any]]:
-    """E3: the ladder's settings (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help."""
+    """E3: the ladder's settings (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help, required."""
 
 def openedge_ladder_steps() -> list[dict[str, Any]]:
     """E3's ladder: each step's name, label and features."""

@@ -181,7 +181,7 @@ def _add_instructions_parser(studies) -> argparse.ArgumentParser:
         formatter_class=DefaultsHelpFormatter,
     )
     rows = looking_glass.settings_rows()
-    settings.add_options(parser, rows, required=looking_glass.REQUIRED_SETTINGS)
+    settings.add_options(parser, rows)
     settings.add_settings_file(parser)
     parser.add_argument("--out", required=True, metavar="FILE.json", help="where to write the raw-run record (required)")
     return parser
@@ -347,8 +347,6 @@ def run_instructions(args: argparse.Namespace) -> int:
     from . import looking_glass, settings
 
     _check_writable(args.out)  # fail now, not after a long count
-    if args.transactions < 1:  # the API's general message would mention --seconds, which this command lacks
-        raise CliError(f"--transactions: must be an integer >= 1, got {args.transactions}")
     try:
         count = looking_glass.count_instructions(**settings.given(args, looking_glass.settings_rows()))
     except Exception as error:

@@ -29,7 +29,6 @@ from .result import RunResult
 KIND = "looking_glass_instructions"
 TXN_TYPES = ("new_order", "payment")
 PHASES = ("begin", "lookup", "pin_unpin", "update", "create", "insert", "commit", "other")
-BACKENDS = ("auto", "perf", "callgrind")
 OPTIMAL_STEP = 11
 
 # The engine's phase functions (stack/engine.hpp), by phase.
@@ -57,37 +56,13 @@ def stack_name(step: int) -> str:
     return registry.ladder_stack(step)
 
 
-# E1's count, as `dbrepro run looking_glass` offers it: the step and the
-# transaction type to count and how to count them (settings of the count, not
-# of the engine's run; their ranges are the engine's ladder and transaction
-# types), then the TPC-C settings the count passes on, described by the
-# engine's run table (those named in count_instructions' signature: the count
-# itself fixes the stack, the mix and the meter).
-REQUIRED_SETTINGS = ("step", "txn_type")
-
-
 def settings_rows() -> list[dict[str, Any]]:
-    """The count's settings, in the shape of an engine settings table's rows."""
-    import inspect
-
+    """The count's settings table, as the engine has it (driver/looking_glass/fields.hpp):
+    the step and transaction type (required), how to count, and the TPC-C
+    settings passed on to the counted run."""
     from . import settings
 
-    parameters = inspect.signature(count_instructions).parameters
-    own = [
-        {"name": "step", "type": "int", "unit": "", "range": f"0..{OPTIMAL_STEP}", "default": None,
-         "help": f"ladder step (0 = the full stack ... {OPTIMAL_STEP - 1} = stripped, {OPTIMAL_STEP} = the optimal "
-                 "kernel; `dbrepro list` prints them)"},
-        {"name": "txn_type", "type": "str", "unit": "", "range": ", ".join(TXN_TYPES), "default": None,
-         "help": "the transaction type counted, run alone"},
-        {"name": "backend", "type": "str", "unit": "", "range": ", ".join(BACKENDS),
-         "default": parameters["backend"].default,
-         "help": "instruction counter: perf = CPU counters, callgrind = valgrind; auto = perf where available"},
-        {"name": "cycles", "type": "bool", "unit": "", "range": "", "default": parameters["cycles"].default,
-         "help": "also count cycles (callgrind: its slower cache and branch simulation estimates them)"},
-    ]
-    passed_on = [{**row, "default": parameters[row["name"]].default} for row in settings.table("looking_glass")
-                 if row["name"] in parameters]
-    return own + passed_on
+    return settings.table("looking_glass")
 
 
 @dataclass
@@ -111,17 +86,8 @@ class InstructionCount:
         return float(self.result.metrics["instructions_total"])
 
 
-def _engine_run(passed_on: dict[str, Any], step: int, txn_type: str) -> dict[str, Any]:
-    """The engine run a count makes: the settings it passes on, the type alone
-    on the step's stack, no consistency check (the other settings keep the
-    engine's defaults)."""
-    return {**passed_on, "mix": {txn_type: 1.0}, "stack": stack_name(step), "check_consistency": False}
-
-
 def choose_backend(requested: str) -> tuple[str, str]:
     """(backend, why): perf where the CPU's counters can be read, else callgrind."""
-    if requested not in BACKENDS:
-        raise tpcc.ConfigError("backend", f"invalid choice {requested!r} (allowed: {', '.join(BACKENDS)})")
     counters = provenance.hardware_counters()
     perf_ok = bool(counters.get("available"))
     perf_why = counters.get("error") or "no error"
@@ -136,42 +102,37 @@ def choose_backend(requested: str) -> tuple[str, str]:
     return "callgrind", f"hardware counters unavailable: {perf_why}"
 
 
-def count_instructions(
-    step: int,
-    txn_type: str,
-    *,
-    transactions: int = 1000,
-    warehouses: int = 1,
-    seed: int = 1,
-    variant: str = "paper",
-    backend: str = "auto",
-    cycles: bool = True,
-) -> InstructionCount:
+def validate_config(**settings: Any) -> dict[str, Any]:
+    """Every setting of a count, checked by the engine (the counted TPC-C run's
+    too), defaults filled in; ConfigError names the first bad or missing one."""
+    from . import _engine
+
+    try:
+        return dict(_engine.looking_glass_config(**settings))
+    except ValueError as error:
+        names = [row["name"] for row in settings_rows()] + list(registry.run_parameters())
+        raise tpcc.engine_config_error(error, names) from None
+
+
+def count_instructions(step: int, txn_type: str, **settings: Any) -> InstructionCount:
     """Instructions per transaction, per phase, of `txn_type` on ladder step `step`.
 
     Runs `transactions` transactions of that type only (a single-type mix), so
-    every phase's count belongs to it. `cycles`: also measure (perf) or
-    estimate (callgrind's cache and branch simulation, slower) cycles.
+    every phase's count belongs to it. The settings are the count's table
+    (`settings_rows()`: backend, cycles, and the TPC-C settings passed on);
+    `cycles`: also measure (perf) or estimate (callgrind's cache and branch
+    simulation, slower) cycles. A bad setting raises ConfigError naming it,
+    before anything runs.
     """
-    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= OPTIMAL_STEP:
-        raise tpcc.ConfigError("step", f"must be an integer in 0..{OPTIMAL_STEP}, got {step!r}")
-    if txn_type not in TXN_TYPES:
-        raise tpcc.ConfigError("txn_type", f"invalid choice {txn_type!r} (allowed: {', '.join(TXN_TYPES)})")
-    passed_on = dict(warehouses=warehouses, transactions=transactions, seed=seed, variant=variant)
-    tpcc.validate_config(**_engine_run(passed_on, step, txn_type))
-    if transactions < 1:
-        raise tpcc.ConfigError("transactions", f"must be >= 1, got {transactions}")
-    chosen, why = choose_backend(backend)
-    if chosen == "perf" and step == OPTIMAL_STEP:
+    config = validate_config(step=step, txn_type=txn_type, **settings)
+    chosen, why = choose_backend(config["backend"])
+    if chosen == "perf" and config["step"] == OPTIMAL_STEP:
         # The kernel has no phase functions to bracket with counter reads.
         chosen, why = "callgrind", "the optimal kernel has no phases to meter; callgrind counts its total"
-    config = {
-        "step": step, "stack": stack_name(step), "txn_type": txn_type, "transactions": transactions,
-        "warehouses": warehouses, "seed": seed, "variant": variant, "backend": backend, "cycles": cycles,
-    }
+    config = {"step": config["step"], "stack": stack_name(config["step"]), **config}  # the record's columns
     started = time.perf_counter()
     if chosen == "callgrind":
-        metrics = _count_with_callgrind(config, cycles)
+        metrics = _count_with_callgrind(config, config["cycles"])
     else:
         metrics = _count_with_perf(config)
     metrics["backend"] = chosen
@@ -227,8 +188,9 @@ def _count_with_callgrind(config: dict[str, Any], cycles: bool) -> dict[str, Any
 
 
 def _count_with_perf(config: dict[str, Any]) -> dict[str, Any]:
-    passed_on = {row["name"]: config[row["name"]] for row in settings_rows() if row["name"] in registry.run_parameters()}
-    result = tpcc.run(**_engine_run(passed_on, config["step"], config["txn_type"]), meter="perf", progress=False)
+    passed_on = {name: config[name] for name in registry.run_parameters() if name in config}
+    result = tpcc.run(**passed_on, mix={config["txn_type"]: 1.0}, check_consistency=False, meter="perf",
+                      progress=False)
     metrics = result.metrics
     stats = metrics["per_type"][config["txn_type"]]
     attempted = stats["commits"] + stats["aborts"]

@@ -22,10 +22,11 @@ import re
 from typing import Any, Iterable
 
 # Each study's table, by the study's workflow name: the engine function whose
-# rows are its settings (E1 and E5 run TPC-C, so they read TPC-C's table).
+# rows are its settings (E1's count has its own, which passes TPC-C settings
+# on; E5 runs TPC-C, so it reads TPC-C's table).
 TABLES = {
     "tpcc": "run_config",
-    "looking_glass": "run_config",
+    "looking_glass": "looking_glass_config",
     "key_cache": "key_cache_config",
     "openedge": "openedge_config",
     "quantum": "quantum_config",
@@ -174,10 +175,13 @@ def described(row: dict[str, Any]) -> str:
 
 def add_options(parser: argparse.ArgumentParser, rows: Iterable[dict[str, Any]], *,
                 required: Iterable[str] = (), defaults: dict[str, Any] | None = None) -> None:
-    """One option per row, named, typed and documented by the row. `required`
-    names settings the command cannot default (e.g. E2's table_dir); `defaults`
-    replaces a row's default where the command's differs (said in its help)."""
-    required, defaults = set(required), dict(defaults or {})
+    """One option per row, named, typed and documented by the row. A row the
+    table marks required is; `required` names more that the command cannot
+    default (e.g. E2's table_dir); `defaults` replaces a row's default where
+    the command's differs (said in its help)."""
+    rows = list(rows)
+    required = set(required) | {row["name"] for row in rows if row.get("required")}
+    defaults = dict(defaults or {})
     for row in rows:
         name = row["name"]
         help_text = describe(row)

@@ -17,6 +17,7 @@
 #include "driver/result_json.hpp"
 #include "cache/policies.hpp"
 #include "driver/run.hpp"
+#include "driver/looking_glass/fields.hpp"
 #include "driver/run_config_fields.hpp"
 #include "driver/stack_registry.hpp"
 #include "stack/ladder.hpp"
@@ -71,6 +72,10 @@ PYBIND11_MODULE(_engine, m) {
         "consistency; returns the result as a dict. Settings are named as run_config_fields() lists them.");
   bindings::def_config<tpcc::RunConfig>(m, "run_config", tpcc::run_fields(), tpcc::validate,
                                         "a TPC-C run (engine/src/driver/run_config_fields.hpp)");
+  bindings::def_config<looking_glass::CountConfig>(
+      m, "looking_glass_config", looking_glass::count_fields(),
+      [](const looking_glass::CountConfig& c) { looking_glass::validate(c); },
+      "E1's instruction count (engine/src/driver/looking_glass/fields.hpp)", looking_glass::required_count_fields());
   m.def(
       "ladder",
       [] {

@@ -129,26 +129,40 @@ py::dict config_to_python(const Fields& fields, const Config& config) {
   return out;
 }
 
-// A settings table as Python reads it: name, type, unit, range, default, help per field.
+inline bool is_required(std::span<const char* const> required, const std::string& name) {
+  for (const char* r : required)
+    if (name == r) return true;
+  return false;
+}
+
+// A settings table as Python reads it: name, type, unit, range, default, help
+// and required per field (a required setting has no default).
 template <class Config, class Fields>
-py::list fields_table(const Fields& fields) {
+py::list fields_table(const Fields& fields, std::span<const char* const> required = {}) {
   const Config defaults;
   py::list rows;
-  for (const auto& f : fields)
+  for (const auto& f : fields) {
+    const bool must_give = is_required(required, f.name);
     rows.append(py::dict(py::arg("name") = f.name, py::arg("type") = config::field_type_name(f.type),
                          py::arg("unit") = f.unit, py::arg("range") = f.range,
-                         py::arg("default") = field_to_python(f.get(defaults)), py::arg("help") = f.help));
+                         py::arg("default") = must_give ? py::none() : field_to_python(f.get(defaults)),
+                         py::arg("help") = f.help, py::arg("required") = must_give));
+  }
   return rows;
 }
 
 // One settings table's pair of functions: NAME(**settings), every setting
 // checked by `check` (as a run checks them) with defaults filled in, and
-// NAME_fields(), the table as Python reads it. `what` says whose settings.
+// NAME_fields(), the table as Python reads it. `what` says whose settings;
+// `required` names those a caller must give.
 template <class Config, class Fields, class Check>
-void def_config(py::module_& m, const std::string& name, const Fields& fields, Check check, const std::string& what) {
+void def_config(py::module_& m, const std::string& name, const Fields& fields, Check check, const std::string& what,
+                std::span<const char* const> required = {}) {
   m.def(
       name.c_str(),
-      [name, fields, check](const py::args& args, const py::kwargs& settings) {
+      [name, fields, check, required](const py::args& args, const py::kwargs& settings) {
+        for (const char* r : required)
+          if (!settings.contains(r)) throw std::invalid_argument(std::string(r) + ": required");
         const Config config = config_from(name.c_str(), fields, args, settings);
         check(config);
         return config_to_python(fields, config);
@@ -156,7 +170,7 @@ void def_config(py::module_& m, const std::string& name, const Fields& fields, C
       (name + "(**settings): " + what + ", every setting checked as a run checks it, defaults filled in; "
        "ValueError names the first bad one.").c_str());
   m.def(
-      (name + "_fields").c_str(), [fields] { return fields_table<Config>(fields); },
+      (name + "_fields").c_str(), [fields, required] { return fields_table<Config>(fields, required); },
       ("The settings of " + what + ": name, type, unit, range, default, help.").c_str());
 }
 
