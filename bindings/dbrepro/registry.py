@@ -1,7 +1,7 @@
 """The engine's registries: the stacks a TPC-C run can pick, the page
 replacement policies and the settings of a run, read from the compiled engine
-(`engine/src/driver/stack_registry.hpp`, `engine/src/cache/policies.hpp`,
-`engine/src/driver/run_config_fields.hpp`).
+(`engine/src/driver/tpcc/stack_registry.hpp`, `engine/src/cache/policies.hpp`,
+`engine/src/driver/tpcc/fields.hpp`).
 
 The Python API, the CLI's choices, the workflow's config check and the
 Snakefile all read these; no other file spells the lists out.
@@ -60,7 +60,7 @@ def policies() -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def run_config_fields() -> tuple[dict[str, Any], ...]:
-    """The settings of a TPC-C run (engine/src/driver/run_config_fields.hpp):
+    """The settings of a TPC-C run (engine/src/driver/tpcc/fields.hpp):
     name, type, default, help; `_engine.run_tpcc` takes them by name."""
     return tuple(dict(row) for row in engine().run_config_fields())
 

@@ -2,7 +2,7 @@
 // A settings table: each field of a config struct with its name, type and
 // meaning, how to set it from a front end's value (its range checked, the
 // error naming the field) and how to read it back. TPC-C's RunConfig
-// (driver/run_config_fields.hpp), E2's KeyCacheRunConfig
+// (driver/tpcc/fields.hpp), E2's KeyCacheRunConfig
 // (driver/key_cache_fields.hpp), E3's LadderConfig
 // (openedge/ladder_fields.hpp) and E4's SessionsRunConfig
 // (sched/sessions_fields.hpp) are described this way, so the Python binding,

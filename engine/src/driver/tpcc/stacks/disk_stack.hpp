@@ -4,8 +4,8 @@
 // live in a database file behind the disk-backed pool, one stack per
 // replacement policy, and one that records the page reference string.
 #include "cache/policies.hpp"
-#include "driver/loaded_disk.hpp"
-#include "driver/run_stack.hpp"
+#include "driver/tpcc/loaded_disk.hpp"
+#include "driver/tpcc/run_stack.hpp"
 
 namespace dbrepro::tpcc {
 

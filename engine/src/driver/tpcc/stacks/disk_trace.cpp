@@ -1,5 +1,5 @@
 // E5: the disk-backed stack that records its page reference string, compiled on its own.
-#include "driver/stacks/disk_stack.hpp"
+#include "driver/tpcc/stacks/disk_stack.hpp"
 
 namespace dbrepro::tpcc {
 template RunResult run_stack<DiskTraceStack>(const RunConfig&, const ProgressFn&);

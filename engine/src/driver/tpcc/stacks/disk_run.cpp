@@ -1,6 +1,6 @@
-#include "driver/stacks/disk_run.hpp"
+#include "driver/tpcc/stacks/disk_run.hpp"
 
-#include "driver/stacks/disk_stack.hpp"
+#include "driver/tpcc/stacks/disk_stack.hpp"
 
 // The build generated one translation unit per entry of cache::Policies.
 static_assert(DBREPRO_POLICY_COUNT == dbrepro::cache::kPolicyCount,

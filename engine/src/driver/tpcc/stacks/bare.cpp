@@ -1,5 +1,5 @@
-// The bare paged engine with either node search (see driver/run_stack.hpp).
-#include "driver/run_stack.hpp"
+// The bare paged engine with either node search (see driver/tpcc/run_stack.hpp).
+#include "driver/tpcc/run_stack.hpp"
 
 namespace dbrepro::tpcc {
 template RunResult run_stack<BareStack<GenericKeyCompare>>(const RunConfig&, const ProgressFn&);

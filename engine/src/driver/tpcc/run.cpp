@@ -1,8 +1,8 @@
-#include "driver/run.hpp"
+#include "driver/tpcc/run.hpp"
 
-#include "driver/run_stack.hpp"
-#include "driver/stacks/disk_run.hpp"
-#include "driver/with_stack.hpp"
+#include "driver/tpcc/run_stack.hpp"
+#include "driver/tpcc/stacks/disk_run.hpp"
+#include "driver/tpcc/with_stack.hpp"
 
 namespace dbrepro::tpcc {
 
@@ -15,7 +15,7 @@ RunResult dispatch(const RunConfig& c, const ProgressFn& progress) {
     } else if constexpr (std::is_same_v<S, OptimalKernelStack>) {
       return run_optimal(c, progress);
     } else {
-      return run_stack<S>(c, progress);  // compiled in its own file under driver/stacks/
+      return run_stack<S>(c, progress);  // compiled in its own file under driver/tpcc/stacks/
     }
   });
 }

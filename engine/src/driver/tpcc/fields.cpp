@@ -1,4 +1,4 @@
-#include "driver/run_config_fields.hpp"
+#include "driver/tpcc/fields.hpp"
 
 #include <array>
 #include <stdexcept>
@@ -47,7 +47,7 @@ const std::array<RunField, 21> kRunFields = {{
     {"seed", FieldType::kUnsigned, "", ">= 0", "random seed; same seed and settings, same transactions",
      [](RunConfig& c, const FieldValue& v) { c.seed = unsigned_of<u64>("seed", v, 0, config::kRecordIntegerMax); },
      [](const RunConfig& c) { return integer(c.seed); }},
-    {"stack", FieldType::kText, "", "a stack of `dbrepro list`", "the engine stack (driver/stack_registry.hpp)",
+    {"stack", FieldType::kText, "", "a stack of `dbrepro list`", "the engine stack (driver/tpcc/stack_registry.hpp)",
      [](RunConfig& c, const FieldValue& v) { c.stack = text_of("stack", v); },
      [](const RunConfig& c) { return FieldValue{c.stack}; }},
     {"page_size", FieldType::kUnsigned, "bytes", "0, or a power of two in 1024..65536", "page size in bytes (0: the stack's default)",

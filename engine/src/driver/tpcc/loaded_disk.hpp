@@ -9,7 +9,7 @@
 // its own counts for the same seed.
 #include <memory>
 
-#include "driver/run.hpp"
+#include "driver/tpcc/run.hpp"
 
 namespace dbrepro::tpcc {
 

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "driver/retry_backoff.hpp"
-#include "driver/run_result.hpp"
-#include "driver/terminal_gate.hpp"
+#include "driver/tpcc/retry_backoff.hpp"
+#include "driver/tpcc/run_result.hpp"
+#include "driver/tpcc/terminal_gate.hpp"
 #include "lock/lock_manager.hpp"
 #include "tpcc/database.hpp"
 #include "tpcc/mix.hpp"

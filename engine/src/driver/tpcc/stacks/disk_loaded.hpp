@@ -1,10 +1,10 @@
 #pragma once
-// LoadedDisk (driver/loaded_disk.hpp) on one compiled disk stack: the engine
+// LoadedDisk (driver/tpcc/loaded_disk.hpp) on one compiled disk stack: the engine
 // and its loaded database, run once at the fraction a cell asks for.
 #include <stdexcept>
 
-#include "driver/loaded_disk.hpp"
-#include "driver/run_stack.hpp"
+#include "driver/tpcc/loaded_disk.hpp"
+#include "driver/tpcc/run_stack.hpp"
 
 namespace dbrepro::tpcc {
 

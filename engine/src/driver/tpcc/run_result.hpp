@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "buffer/disk_pool_stats.hpp"
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run_config.hpp"
 #include "measure/phase.hpp"
 #include "tpcc/consistency_check.hpp"
 

@@ -1,4 +1,4 @@
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run_config.hpp"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include "cache/policies.hpp"
 #include "cache/trace_file.hpp"
 #include "common/page_size.hpp"
-#include "driver/stack_registry.hpp"
+#include "driver/tpcc/stack_registry.hpp"
 #include "stack/ladder.hpp"
 
 namespace dbrepro::tpcc {

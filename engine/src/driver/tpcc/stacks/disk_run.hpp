@@ -1,7 +1,7 @@
 #pragma once
 // E5: a run on the disk-backed pool, with the replacement policy the
 // configuration names (each policy is its own compiled stack).
-#include "driver/run.hpp"
+#include "driver/tpcc/run.hpp"
 
 namespace dbrepro::tpcc {
 

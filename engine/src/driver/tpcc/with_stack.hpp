@@ -5,15 +5,15 @@
 #include <type_traits>
 #include <utility>
 
-#include "driver/run_config.hpp"
-#include "driver/stack_registry.hpp"
+#include "driver/tpcc/run_config.hpp"
+#include "driver/tpcc/stack_registry.hpp"
 #include "stack/engine.hpp"
 #include "stack/ladder.hpp"
 
 namespace dbrepro::tpcc {
 
 struct OptimalKernelStack {};  // kernel/mem_engine.hpp: no Stack type, no phases
-struct DiskStacks {};          // E5: one stack per replacement policy (driver/stacks/disk_stack.hpp)
+struct DiskStacks {};          // E5: one stack per replacement policy (driver/tpcc/stacks/disk_stack.hpp)
 
 namespace detail {
 template <int I = 0, class Fn>

@@ -1,10 +1,10 @@
 #pragma once
 // Every stack a TPC-C run can pick: the one list. The driver maps a name to
-// its compiled type (driver/with_stack.hpp); Python reads the list through
+// its compiled type (driver/tpcc/with_stack.hpp); Python reads the list through
 // `_engine.stacks()` (the API's choices, the CLI's, the workflow's checks), so
 // no other file spells it out. A ladder step is one row of stack/ladder.hpp;
 // another stack is one row here, its type in with_stack.hpp and one
-// translation unit under driver/stacks/.
+// translation unit under driver/tpcc/stacks/.
 #include <array>
 #include <stdexcept>
 #include <string>

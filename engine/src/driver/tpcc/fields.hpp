@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/config_fields.hpp"
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run_config.hpp"
 
 namespace dbrepro::tpcc {
 

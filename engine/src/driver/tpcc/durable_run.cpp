@@ -1,4 +1,4 @@
-#include "driver/durable_run.hpp"
+#include "driver/tpcc/durable_run.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "driver/terminals.hpp"
+#include "driver/tpcc/terminals.hpp"
 #include "recovery/durable_files.hpp"
 #include "recovery/tpcc_layout.hpp"
 #include "recovery/tpcc_stamps.hpp"

@@ -9,7 +9,7 @@
 
 namespace dbrepro::tpcc {
 
-// stack: which engine runs the transactions, a name from driver/stack_registry.hpp
+// stack: which engine runs the transactions, a name from driver/tpcc/stack_registry.hpp
 //   (bare; step0..step10, E1's removal ladder; optimal, E1's kernel; disk, E5's).
 // meter: "none", or "perf" for per-phase hardware counters (perf_event).
 struct RunConfig {

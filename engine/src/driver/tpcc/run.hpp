@@ -3,7 +3,7 @@
 // configuration, run the transaction mix, check consistency.
 #include <functional>
 
-#include "driver/run_result.hpp"
+#include "driver/tpcc/run_result.hpp"
 
 namespace dbrepro::tpcc {
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run_config.hpp"
 
 namespace dbrepro::tpcc {
 
-// A commit's stamp (terminal_clock_base, driver/terminals.hpp) is the run
+// A commit's stamp (terminal_clock_base, driver/tpcc/terminals.hpp) is the run
 // id in its top 24 bits, terminal + 1 in the next 12 and the terminal's
 // count in the low 28: a larger run id (or terminal) would alias a smaller
 // one's stamps, and `recover --acks` could find one run's commits in
