@@ -70,7 +70,7 @@ def key_cache_config(**settings: Any) -> dict[str, Any]:
     directory aside; defaults filled in."""
 
 def key_cache_config_fields() -> list[dict[str, Any]]:
-    """E2: the settings of a model run (engine/src/driver/key_cache_fields.cpp): name, type, unit, range,
+    """E2: the settings of a model run (engine/src/driver/key_cache/fields.cpp): name, type, unit, range,
     default, help."""
 
 # ---- E4 quantum (quantum_module.cpp) -------------------------------------------------

@@ -67,7 +67,7 @@ def run_config_fields() -> tuple[dict[str, Any], ...]:
 
 @lru_cache(maxsize=None)
 def key_cache_modes() -> tuple[str, ...]:
-    """How E2's clients reach the key cache (engine/src/driver/key_cache_run.hpp), the default first:
+    """How E2's clients reach the key cache (engine/src/driver/key_cache/run.hpp), the default first:
     client_server (a client process, a server thread per connection), client_server_in_process, direct."""
     return tuple(engine().key_cache_modes())
 

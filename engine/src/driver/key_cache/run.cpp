@@ -1,4 +1,4 @@
-#include "driver/key_cache_run.hpp"
+#include "driver/key_cache/run.hpp"
 
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -12,7 +12,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "driver/key_cache_clients.hpp"
+#include "driver/key_cache/clients.hpp"
 #include "sysbench/point_server.hpp"
 #include "sysbench/select_random_points.hpp"
 

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "common/config_fields.hpp"
-#include "driver/key_cache_run.hpp"
+#include "driver/key_cache/run.hpp"
 
 namespace dbrepro::keycache_driver {
 

@@ -23,7 +23,7 @@
 
 #include "common/random.hpp"
 #include "common/types.hpp"
-#include "driver/key_cache_latency.hpp"
+#include "driver/key_cache/latency.hpp"
 #include "proc/child_process.hpp"
 #include "sysbench/point_stream.hpp"
 

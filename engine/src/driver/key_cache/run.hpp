@@ -10,7 +10,7 @@
 // timed window measuring the queries
 // whose replies arrive inside it (queries/s), latency percentiles and the
 // cache's counters. How the clients reach the cache is the mode
-// (driver/key_cache_clients.hpp): over a Unix socket to one server thread
+// (driver/key_cache/clients.hpp): over a Unix socket to one server thread
 // per connection with the clients in a second process (client_server, the
 // default: MariaDB and sysbench), the same with the clients in this process
 // (client_server_in_process), or by calling the cache directly (direct).

@@ -1,4 +1,4 @@
-#include "driver/key_cache_clients.hpp"
+#include "driver/key_cache/clients.hpp"
 
 #include <poll.h>
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-#include "driver/key_cache_fields.hpp"
+#include "driver/key_cache/fields.hpp"
 
 #include <algorithm>
 #include <array>
