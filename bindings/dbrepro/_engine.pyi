@@ -125,7 +125,7 @@ def openedge_config(**settings: Any) -> dict[str, Any]:
     """E3: every setting of a ladder, checked, defaults filled in."""
 
 def openedge_config_fields() -> list[dict[str, Any]]:
-    """E3: the ladder's settings (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help."""
+    """E3: the ladder's settings (engine/src/driver/openedge/fields.cpp): name, type, unit, range, default, help."""
 
 def openedge_ladder_steps() -> list[dict[str, Any]]:
     """E3's ladder: each step's name, label and features."""

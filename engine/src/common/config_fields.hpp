@@ -4,7 +4,7 @@
 // error naming the field) and how to read it back. TPC-C's RunConfig
 // (driver/tpcc/fields.hpp), E2's KeyCacheRunConfig
 // (driver/key_cache/fields.hpp), E3's LadderConfig
-// (openedge/ladder_fields.hpp) and E4's SessionsRunConfig
+// (driver/openedge/fields.hpp) and E4's SessionsRunConfig
 // (sched/sessions_fields.hpp) are described this way, so the Python binding,
 // the command lines and the docs read one table instead of restating it.
 #include <limits>

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "common/config_fields.hpp"
-#include "openedge/ladder.hpp"
+#include "driver/openedge/run.hpp"
 
 namespace dbrepro::openedge {
 

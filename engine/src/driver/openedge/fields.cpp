@@ -1,4 +1,4 @@
-#include "openedge/ladder_fields.hpp"
+#include "driver/openedge/fields.hpp"
 
 #include <array>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "openedge/ladder.hpp"
+#include "driver/openedge/run.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
