@@ -78,7 +78,7 @@ def key_cache_config_fields() -> list[dict[str, Any]]:
 def run_sessions(**settings: Any) -> dict[str, Any]:
     """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
     OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings
-    are E4's table's (engine/src/sched/sessions_fields.hpp; quantum_config_fields() lists them)."""
+    are E4's table's (engine/src/driver/quantum/fields.hpp; quantum_config_fields() lists them)."""
 
 def quantum_config(**settings: Any) -> dict[str, Any]:
     """E4's session runs, every setting checked as a run checks it, defaults filled in; ValueError names

@@ -5,7 +5,7 @@
 // (driver/tpcc/fields.hpp), E2's KeyCacheRunConfig
 // (driver/key_cache/fields.hpp), E3's LadderConfig
 // (driver/openedge/fields.hpp) and E4's SessionsRunConfig
-// (sched/sessions_fields.hpp) are described this way, so the Python binding,
+// (driver/quantum/fields.hpp) are described this way, so the Python binding,
 // the command lines and the docs read one table instead of restating it.
 #include <limits>
 #include <map>

@@ -1,4 +1,4 @@
-#include "sched/run_sessions.hpp"
+#include "driver/quantum/run.hpp"
 
 #include <pthread.h>
 #include <sched.h>

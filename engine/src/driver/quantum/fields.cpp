@@ -1,9 +1,9 @@
-#include "sched/sessions_fields.hpp"
+#include "driver/quantum/fields.hpp"
 
 #include <array>
 #include <stdexcept>
 
-#include "sched/run_sessions.hpp"
+#include "driver/quantum/run.hpp"
 
 namespace dbrepro::sched {
 
