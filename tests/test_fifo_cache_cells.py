@@ -1,5 +1,5 @@
 """E5's scale cells: a database loaded once per policy, each pool fraction
-run on a forked copy (fifo_cache.run_cells, driver/loaded_disk.hpp). Each
+run on a forked copy (fifo_cache.run_cells, driver/tpcc/loaded_disk.hpp). Each
 cell counts what a run of its own counts for the same seed; a failed cell
 stops the sweep naming it; the command line and the workflow's rule call the
 same function."""

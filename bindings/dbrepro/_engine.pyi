@@ -78,7 +78,7 @@ def key_cache_config(**settings: Any) -> dict[str, Any]:
     directory aside; defaults filled in."""
 
 def key_cache_config_fields() -> list[dict[str, Any]]:
-    """E2: the settings of a model run (engine/src/driver/key_cache_fields.cpp): name, type, unit, range,
+    """E2: the settings of a model run (engine/src/driver/key_cache/fields.cpp): name, type, unit, range,
     default, help."""
 
 # ---- E4 quantum (quantum_module.cpp) -------------------------------------------------
@@ -86,7 +86,7 @@ def key_cache_config_fields() -> list[dict[str, Any]]:
 def run_sessions(**settings: Any) -> dict[str, Any]:
     """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
     OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings
-    are E4's table's (engine/src/sched/sessions_fields.hpp; quantum_config_fields() lists them)."""
+    are E4's table's (engine/src/driver/quantum/fields.hpp; quantum_config_fields() lists them)."""
 
 def quantum_config(**settings: Any) -> dict[str, Any]:
     """E4's session runs, every setting checked as a run checks it, defaults filled in; ValueError names
@@ -133,7 +133,7 @@ def openedge_config(**settings: Any) -> dict[str, Any]:
     """E3: every setting of a ladder, checked, defaults filled in."""
 
 def openedge_config_fields() -> list[dict[str, Any]]:
-    """E3: the ladder's settings (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help, required."""
+    """E3: the ladder's settings (engine/src/driver/openedge/fields.cpp): name, type, unit, range, default, help, required."""
 
 def openedge_ladder_steps() -> list[dict[str, Any]]:
     """E3's ladder: each step's name, label and features."""

@@ -87,7 +87,7 @@ def build_parser() -> OneLineErrorParser:
             "Load a TPC-C database in memory, run the transaction mix, check the\n"
             "TPC-C consistency conditions, print a summary and write the raw-run\n"
             "record (JSON) to --out. The options are the engine's run settings\n"
-            "(engine/src/driver/run_config_fields.cpp), each checked by the engine\n"
+            "(engine/src/driver/tpcc/fields.cpp), each checked by the engine\n"
             "before any work; `dbrepro list` prints the stacks and policies.\n\n"
             "exit status: 0 ok, 1 a consistency condition failed (record written),\n"
             "2 bad arguments, 130 interrupted (nothing written)"

@@ -277,7 +277,7 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog="python -m dbrepro.fifo_cache", description="E5: FIFO-based page cache vs LRU under TPC-C.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    described = ("The options are the engine's run settings (engine/src/driver/run_config_fields.cpp),\n"
+    described = ("The options are the engine's run settings (engine/src/driver/tpcc/fields.cpp),\n"
                  "checked there before any work, with E5's defaults (fifo_cache.STUDY_DEFAULTS);\n"
                  "the disk stack is the study's.")
     runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy", description=described,

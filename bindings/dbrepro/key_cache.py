@@ -108,7 +108,7 @@ def modes() -> list[str]:
 
 def config_fields() -> list[dict[str, Any]]:
     """A model run's settings, from the engine's one table
-    (engine/src/driver/key_cache_fields.cpp): name, type, unit, range, default, help."""
+    (engine/src/driver/key_cache/fields.cpp): name, type, unit, range, default, help."""
     from . import _engine
 
     return list(_engine.key_cache_config_fields())
@@ -203,7 +203,7 @@ def run(
     `settings`: the model run's settings by name (segments, repeat, mode,
     threads, points, distributions, seconds, latch, ...), each described, with
     its unit, range and default, by the engine's table (config_fields(),
-    engine/src/driver/key_cache_fields.cpp) and checked there before any work;
+    engine/src/driver/key_cache/fields.cpp) and checked there before any work;
     the table's one index_fraction is this function's `index_fractions` list.
 
     `distributions`: how each client thread draws its points in its slice of
@@ -391,7 +391,7 @@ def _parser() -> argparse.ArgumentParser:
     runner = commands.add_parser(
         "run", help="time select_random_points, each segments value in turn per cell",
         description="The options are the model run's settings, from the engine's table\n"
-                    "(engine/src/driver/key_cache_fields.cpp), checked there before any work; the\n"
+                    "(engine/src/driver/key_cache/fields.cpp), checked there before any work; the\n"
                     "table's one index_fraction is --index-fractions here, a list.",
         formatter_class=DefaultsHelpFormatter)
     settings.add_options(runner, _run_rows(), required=("table_dir",))

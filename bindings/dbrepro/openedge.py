@@ -60,7 +60,7 @@ def ladder_steps() -> list[dict[str, Any]]:
 
 def config_fields() -> list[dict[str, Any]]:
     """The ladder's settings, from the engine's one table
-    (engine/src/openedge/ladder_fields.cpp): name, type, unit, range, default, help."""
+    (engine/src/driver/openedge/fields.cpp): name, type, unit, range, default, help."""
     from . import _engine
 
     return list(_engine.openedge_config_fields())

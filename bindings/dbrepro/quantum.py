@@ -200,7 +200,7 @@ def _read_int(path: Path) -> int | None:
 
 
 def config_fields() -> list[dict[str, Any]]:
-    """E4's settings, from the engine's one table (engine/src/sched/sessions_fields.cpp):
+    """E4's settings, from the engine's one table (engine/src/driver/quantum/fields.cpp):
     name, type, unit, range, default, help."""
     from . import _engine
 

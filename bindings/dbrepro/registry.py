@@ -1,7 +1,7 @@
 """The engine's registries: the stacks a TPC-C run can pick, the page
 replacement policies and the settings of a run, read from the compiled engine
-(`engine/src/driver/stack_registry.hpp`, `engine/src/cache/policies.hpp`,
-`engine/src/driver/run_config_fields.hpp`).
+(`engine/src/driver/tpcc/stack_registry.hpp`, `engine/src/cache/policies.hpp`,
+`engine/src/driver/tpcc/fields.hpp`).
 
 The Python API, the CLI's choices, the workflow's config check and the
 Snakefile all read these; no other file spells the lists out.
@@ -60,14 +60,14 @@ def policies() -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def run_config_fields() -> tuple[dict[str, Any], ...]:
-    """The settings of a TPC-C run (engine/src/driver/run_config_fields.hpp):
+    """The settings of a TPC-C run (engine/src/driver/tpcc/fields.hpp):
     name, type, default, help; `_engine.run_tpcc` takes them by name."""
     return tuple(dict(row) for row in engine().run_config_fields())
 
 
 @lru_cache(maxsize=None)
 def key_cache_modes() -> tuple[str, ...]:
-    """How E2's clients reach the key cache (engine/src/driver/key_cache_run.hpp), the default first:
+    """How E2's clients reach the key cache (engine/src/driver/key_cache/run.hpp), the default first:
     client_server (a client process, a server thread per connection), client_server_in_process, direct."""
     return tuple(engine().key_cache_modes())
 

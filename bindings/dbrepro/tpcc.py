@@ -4,7 +4,7 @@
     >>> result = tpcc.run(warehouses=1, transactions=2000)
     >>> result.to_frame()
 
-The settings are the engine's (engine/src/driver/run_config_fields.cpp:
+The settings are the engine's (engine/src/driver/tpcc/fields.cpp:
 name, type, unit, range, default, help; `registry.run_config_fields()`), and
 the engine checks them once, before a database is loaded; a bad one is a
 ConfigError naming it.
@@ -30,7 +30,7 @@ KEY_COMPARES = ("auto", "generic", "integer")
 TRACE_FORMATS = ("txt", "csv", "oracle_general")  # engine/src/cache/trace_file.hpp
 METERS = ("none", "perf")
 DEFAULT_MIX = {"new_order": 0.5, "payment": 0.5}
-# Limits the engine enforces too (engine/src/driver/run_config.cpp).
+# Limits the engine enforces too (engine/src/driver/tpcc/run_config.cpp).
 WAREHOUSES_MAX = 65535
 PAGE_SIZE_MIN, PAGE_SIZE_MAX = 1024, 65536
 # The bindings take every integer as a signed 64-bit value: larger ones are
@@ -90,7 +90,7 @@ def engine_config_error(error: ValueError, names) -> ValueError:
 def validate_config(**settings: Any) -> dict[str, Any]:
     """The engine's keyword arguments: every setting of a run (named as
     run_config_fields() lists them), checked by the engine as a run checks
-    them (engine/src/driver/run_config.cpp), defaults filled in; raises
+    them (engine/src/driver/tpcc/run_config.cpp), defaults filled in; raises
     ConfigError naming the first bad one. The mix keeps every transaction
     type, weight 0 where omitted."""
     try:
@@ -184,7 +184,7 @@ def run(
                     transactions, mix, variant, seed, stack, terminals, E5's
                     cache_policy and pool_fraction, ... Each one's type, unit,
                     range, default and meaning are in the engine's settings
-                    table (engine/src/driver/run_config_fields.cpp), which
+                    table (engine/src/driver/tpcc/fields.cpp), which
                     `registry.run_config_fields()` and `dbrepro list` print;
                     those omitted keep their defaults. The engine checks them
                     all before any work (ConfigError names the first bad one).

@@ -16,10 +16,10 @@
 #include "driver/build_info.hpp"
 #include "driver/result_json.hpp"
 #include "cache/policies.hpp"
-#include "driver/run.hpp"
 #include "driver/looking_glass/fields.hpp"
-#include "driver/run_config_fields.hpp"
-#include "driver/stack_registry.hpp"
+#include "driver/tpcc/fields.hpp"
+#include "driver/tpcc/run.hpp"
+#include "driver/tpcc/stack_registry.hpp"
 #include "stack/ladder.hpp"
 
 namespace py = pybind11;
@@ -28,7 +28,7 @@ using namespace dbrepro;
 namespace {
 
 // run_tpcc(progress=None, **settings): settings by RunConfig's field names
-// (driver/run_config_fields.hpp), each checked as it is set.
+// (driver/tpcc/fields.hpp), each checked as it is set.
 py::object run_tpcc(const py::args& args, const py::kwargs& settings) {
   py::object progress = py::none();
   const tpcc::RunConfig config = bindings::config_from("run_tpcc", tpcc::run_fields(), args, settings, &progress);
@@ -71,7 +71,7 @@ PYBIND11_MODULE(_engine, m) {
         "run_tpcc(progress=None, **settings): load a TPC-C database, run the transaction mix, check "
         "consistency; returns the result as a dict. Settings are named as run_config_fields() lists them.");
   bindings::def_config<tpcc::RunConfig>(m, "run_config", tpcc::run_fields(), tpcc::validate,
-                                        "a TPC-C run (engine/src/driver/run_config_fields.hpp)");
+                                        "a TPC-C run (engine/src/driver/tpcc/fields.hpp)");
   bindings::def_config<looking_glass::CountConfig>(
       m, "looking_glass_config", looking_glass::count_fields(),
       [](const looking_glass::CountConfig& c) { looking_glass::validate(c); },
@@ -96,7 +96,7 @@ PYBIND11_MODULE(_engine, m) {
                                py::arg("summary") = s.summary));
         return rows;
       },
-      "The stacks a TPC-C run can pick (engine/src/driver/stack_registry.hpp), one dict each.");
+      "The stacks a TPC-C run can pick (engine/src/driver/tpcc/stack_registry.hpp), one dict each.");
   m.def(
       "policies",
       [] { return std::vector<std::string>(cache::kPolicyNames.begin(), cache::kPolicyNames.end()); },

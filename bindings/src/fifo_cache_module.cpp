@@ -1,5 +1,5 @@
 // E5's Python face beyond TPC-C runs: a database loaded once and run as
-// several cells (one forked copy each, driver/loaded_disk.hpp); replay a page
+// several cells (one forked copy each, driver/tpcc/loaded_disk.hpp); replay a page
 // reference string through a replacement policy (the trace simulator), and
 // read or write traces in libCacheSim's formats. Loads, runs and replays
 // release the GIL.
@@ -16,9 +16,9 @@
 #include "cache/policies.hpp"
 #include "cache/simulator.hpp"
 #include "cache/trace_file.hpp"
-#include "driver/loaded_disk.hpp"
+#include "driver/tpcc/loaded_disk.hpp"
 #include "driver/result_json.hpp"
-#include "driver/run_config_fields.hpp"
+#include "driver/tpcc/fields.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
@@ -73,7 +73,7 @@ py::object run_cell(tpcc::LoadedDisk& loaded, double pool_fraction, const py::ob
 
 void register_fifo_cache(py::module_& m) {
   py::class_<tpcc::LoadedDisk>(m, "LoadedDisk",
-                               "E5: a TPC-C database loaded on the disk stack (driver/loaded_disk.hpp); each forked "
+                               "E5: a TPC-C database loaded on the disk stack (driver/tpcc/loaded_disk.hpp); each forked "
                                "copy runs one cell with run_cell.")
       .def("run_cell", &run_cell, py::kw_only(), py::arg("pool_fraction"), py::arg("progress") = py::none(),
            "Run the mix with the pool at pool_fraction of the database's pages; once per copy. Returns the result "

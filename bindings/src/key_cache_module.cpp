@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "module_common.hpp"
-#include "driver/key_cache_fields.hpp"
-#include "driver/key_cache_run.hpp"
+#include "driver/key_cache/fields.hpp"
+#include "driver/key_cache/run.hpp"
 #include "sysbench/point_stream.hpp"
 #include "sysbench/sbtest.hpp"
 
@@ -55,7 +55,7 @@ py::dict table_info(const std::string& directory) {
 }
 
 // key_cache_run(**settings): settings by KeyCacheRunConfig's field names
-// (driver/key_cache_fields.hpp), each set through the table.
+// (driver/key_cache/fields.hpp), each set through the table.
 py::dict run(const py::args& args, const py::kwargs& settings) {
   keycache_driver::KeyCacheRunConfig config =
       bindings::config_from("key_cache_run", keycache_driver::key_cache_fields(), args, settings);
@@ -140,5 +140,5 @@ void register_key_cache(py::module_& m) {
   // The table's directory aside: a config is checked before its table is built.
   bindings::def_config<keycache_driver::KeyCacheRunConfig>(
       m, "key_cache_config", keycache_driver::key_cache_fields(), keycache_driver::validate_settings,
-      "E2's model run (engine/src/driver/key_cache_fields.hpp)");
+      "E2's model run (engine/src/driver/key_cache/fields.hpp)");
 }

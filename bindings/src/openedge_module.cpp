@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "module_common.hpp"
-#include "openedge/ladder.hpp"
-#include "openedge/ladder_fields.hpp"
+#include "driver/openedge/run.hpp"
+#include "driver/openedge/fields.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
@@ -42,7 +42,7 @@ py::dict run_dict(const StepRun& run) {
 }
 
 // openedge_ladder(progress=None, **settings): settings by LadderConfig's
-// field names (openedge/ladder_fields.hpp).
+// field names (driver/openedge/fields.hpp).
 py::dict ladder(const py::args& args, const py::kwargs& settings) {
   py::object progress = py::none();
   const LadderConfig config = bindings::config_from("openedge_ladder", ladder_fields(), args, settings, &progress);
@@ -84,6 +84,6 @@ void register_openedge(py::module_& m) {
         "user at each ladder step (interleaved, repeated) against servers on loopback TCP; per-run times, wire and "
         "access counters. Settings are named as openedge_config_fields() lists them.");
   bindings::def_config<LadderConfig>(m, "openedge_config", ladder_fields(), [](const LadderConfig& c) { validate(c); },
-                                     "an E3 ladder (engine/src/openedge/ladder_fields.hpp)");
+                                     "an E3 ladder (engine/src/driver/openedge/fields.hpp)");
   m.def("openedge_ladder_steps", &ladder_steps, "E3's ladder: each step's name, label and features.");
 }

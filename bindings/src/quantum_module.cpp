@@ -8,8 +8,8 @@
 #include <string>
 
 #include "module_common.hpp"
-#include "sched/run_sessions.hpp"
-#include "sched/sessions_fields.hpp"
+#include "driver/quantum/run.hpp"
+#include "driver/quantum/fields.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
@@ -40,7 +40,7 @@ py::dict to_dict(const SessionsResult& result) {
                   py::arg("latches") = result.latches, py::arg("sessions") = sessions);
 }
 
-// run_sessions(**settings): settings by the E4 table's names (sched/sessions_fields.hpp),
+// run_sessions(**settings): settings by the E4 table's names (driver/quantum/fields.hpp),
 // each set through the table and checked before the run.
 py::dict run_sessions(const py::args& args, const py::kwargs& settings) {
   const SessionsRunConfig config = bindings::config_from("run_sessions", sessions_fields(), args, settings);
@@ -67,5 +67,5 @@ void register_quantum(py::module_& m) {
   m.def("available_cpus", &available_cpus, "CPUs in this process's affinity mask.");
   bindings::def_config<SessionsRunConfig>(m, "quantum_config", sessions_fields(),
                                           [](const SessionsRunConfig& c) { validate(c); },
-                                          "E4's session runs (engine/src/sched/sessions_fields.hpp)");
+                                          "E4's session runs (engine/src/driver/quantum/fields.hpp)");
 }

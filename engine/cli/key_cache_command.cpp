@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "driver/key_cache_fields.hpp"
-#include "driver/key_cache_run.hpp"
+#include "driver/key_cache/fields.hpp"
+#include "driver/key_cache/run.hpp"
 #include "field_options.hpp"
 
 namespace dbrepro::cli {

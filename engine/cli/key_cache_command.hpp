@@ -1,6 +1,6 @@
 #pragma once
 // `dbrepro-native key-cache`: E2's model run without Python (for perf and
-// valgrind), its options the settings table driver/key_cache_fields.hpp.
+// valgrind), its options the settings table driver/key_cache/fields.hpp.
 
 namespace dbrepro::cli {
 

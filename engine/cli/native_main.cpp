@@ -2,10 +2,10 @@
 // Prints the same JSON result the Python bindings parse.
 //
 //   dbrepro-native tpcc [--FIELD VALUE]...    one option per field of the run's
-//                       settings (driver/run_config_fields.hpp): --page-size sets
+//                       settings (driver/tpcc/fields.hpp): --page-size sets
 //                       page_size; [--no-consistency]
 //   dbrepro-native key-cache --table-dir DIR [--FIELD VALUE]...   E2's model run, one option
-//                       per field of driver/key_cache_fields.hpp; a summary line per cell
+//                       per field of driver/key_cache/fields.hpp; a summary line per cell
 //   dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]
 //                       [--seconds S] [--transactions N] [--seed N] [--run-id N] [--acks FILE]
 //                       [--checkpoint-every S] [--mix ...]
@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "driver/build_info.hpp"
-#include "driver/key_cache_fields.hpp"
-#include "driver/durable_run.hpp"
+#include "driver/key_cache/fields.hpp"
+#include "driver/tpcc/durable_run.hpp"
 #include "driver/result_json.hpp"
-#include "driver/run.hpp"
-#include "driver/run_config_fields.hpp"
+#include "driver/tpcc/run.hpp"
+#include "driver/tpcc/fields.hpp"
 #include "field_options.hpp"
 #include "key_cache_command.hpp"
 #include "recovery/file_io.hpp"
@@ -38,7 +38,7 @@ using dbrepro::cli::parse_uint;
 constexpr const char* kCommands = "tpcc, key-cache, durable-run, recover, build-info";
 
 // The tpcc and key-cache commands' options are their runs' settings tables
-// (driver/run_config_fields.hpp, driver/key_cache_fields.hpp), one per field,
+// (driver/tpcc/fields.hpp, driver/key_cache/fields.hpp), one per field,
 // so the usage lists them from the same tables.
 std::string usage() {
   return "usage: dbrepro-native tpcc [OPTION VALUE]... [--no-consistency]\n" +
@@ -79,7 +79,7 @@ dbrepro::tpcc::RunConfig parse_tpcc(int argc, char** argv) {
   return config;
 }
 
-// durable-run and recover: a database in a directory (driver/durable_run.hpp).
+// durable-run and recover: a database in a directory (driver/tpcc/durable_run.hpp).
 struct DurableArgs {
   dbrepro::tpcc::DurableRunConfig run;
   std::vector<std::string> acks;  // recover: every acks file to check

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <thread>
 
-#include "driver/terminals.hpp"
+#include "driver/tpcc/terminals.hpp"
 #include "stack/ladder.hpp"
 #include "tpcc_test_db.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "cache/simulator.hpp"
 #include "cache/trace_file.hpp"
-#include "driver/run.hpp"
+#include "driver/tpcc/run.hpp"
 
 namespace dbrepro::tpcc {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "driver/durable_run.hpp"
-#include "driver/terminals.hpp"
+#include "driver/tpcc/durable_run.hpp"
+#include "driver/tpcc/terminals.hpp"
 #include "recovery/tpcc_layout.hpp"
 #include "recovery_test_db.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/key_cache_run.hpp"
+#include "driver/key_cache/run.hpp"
 #include "sysbench/select_random_points.hpp"
 
 using namespace dbrepro;

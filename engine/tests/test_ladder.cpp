@@ -1,4 +1,4 @@
-// Tests of E1's removal ladder (stack/ladder.hpp, driver/run.cpp): every stack
+// Tests of E1's removal ladder (stack/ladder.hpp, driver/tpcc/run.cpp): every stack
 // -- the bare paged engine with either key compare, steps 0 to 10, the optimal
 // kernel -- runs the same paper-mix TPC-C transactions with the same outcome
 // (identical commit and abort counts, all four consistency conditions), and
@@ -20,10 +20,10 @@
 
 #include "common/random.hpp"
 #include "driver/result_json.hpp"
-#include "driver/run.hpp"
-#include "driver/run_config.hpp"
-#include "driver/run_stack.hpp"
-#include "driver/stack_registry.hpp"
+#include "driver/tpcc/run.hpp"
+#include "driver/tpcc/run_config.hpp"
+#include "driver/tpcc/run_stack.hpp"
+#include "driver/tpcc/stack_registry.hpp"
 #include "kernel/mem_btree.hpp"
 #include "measure/perf_counters.hpp"
 #include "stack/ladder.hpp"

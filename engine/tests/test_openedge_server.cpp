@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "openedge/client.hpp"
-#include "openedge/ladder.hpp"
+#include "driver/openedge/run.hpp"
 #include "openedge/server.hpp"
 
 using namespace dbrepro;

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <vector>
 
-#include "driver/terminals.hpp"
+#include "driver/tpcc/terminals.hpp"
 #include "recovery/durable_files.hpp"
 #include "recovery_test_db.hpp"
 #include "recovery/tpcc_stamps.hpp"

@@ -10,7 +10,7 @@
 
 #include "latch/blocking_latches.hpp"
 #include "sched/fiber_scheduler.hpp"
-#include "sched/run_sessions.hpp"
+#include "driver/quantum/run.hpp"
 #include "sched/shared_table.hpp"
 #include "sched/unit_meter.hpp"
 #include "sched/workloads.hpp"

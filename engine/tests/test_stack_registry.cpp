@@ -7,9 +7,9 @@
 #include <type_traits>
 
 #include "cache/policies.hpp"
-#include "driver/run_config.hpp"
-#include "driver/stack_registry.hpp"
-#include "driver/with_stack.hpp"
+#include "driver/tpcc/run_config.hpp"
+#include "driver/tpcc/stack_registry.hpp"
+#include "driver/tpcc/with_stack.hpp"
 
 namespace dbrepro::tpcc {
 namespace {

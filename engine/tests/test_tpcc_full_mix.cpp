@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "driver/run.hpp"
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run.hpp"
+#include "driver/tpcc/run_config.hpp"
 #include "stack/ladder.hpp"
 #include "tpcc/mix.hpp"
 #include "tpcc_test_db.hpp"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "driver/result_json.hpp"
-#include "driver/run.hpp"
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run.hpp"
+#include "driver/tpcc/run_config.hpp"
 
 namespace dbrepro::tpcc {
 namespace {

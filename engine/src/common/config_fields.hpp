@@ -2,10 +2,11 @@
 // A settings table: each field of a config struct with its name, type and
 // meaning, how to set it from a front end's value (its range checked, the
 // error naming the field) and how to read it back. TPC-C's RunConfig
-// (driver/run_config_fields.hpp), E2's KeyCacheRunConfig
-// (driver/key_cache_fields.hpp), E3's LadderConfig
-// (openedge/ladder_fields.hpp) and E4's SessionsRunConfig
-// (sched/sessions_fields.hpp) are described this way, so the Python binding,
+// (driver/tpcc/fields.hpp), E1's CountConfig (driver/looking_glass/fields.hpp),
+// E2's KeyCacheRunConfig
+// (driver/key_cache/fields.hpp), E3's LadderConfig
+// (driver/openedge/fields.hpp) and E4's SessionsRunConfig
+// (driver/quantum/fields.hpp) are described this way, so the Python binding,
 // the command lines and the docs read one table instead of restating it.
 #include <limits>
 #include <map>

@@ -9,7 +9,7 @@
 //                         blocks start at MyISAM's key_cache_block_size
 //                         minimum, which is also the sector an O_DIRECT read
 //                         must be a multiple of;
-//   kMaxPageSize  65536   the run setting's ceiling (driver/run_config.cpp);
+//   kMaxPageSize  65536   the run setting's ceiling (driver/tpcc/run_config.cpp);
 //   key cache blocks: MyISAM's range, 512..16384 (keycache/key_cache.cpp).
 // The stores themselves take any larger power of two (kNoMaxPageSize).
 #include <limits>

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "driver/build_info.hpp"
-#include "driver/run_result.hpp"
+#include "driver/tpcc/run_result.hpp"
 
 namespace dbrepro {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Which TPC-C commits a database holds: every New Order writes its
 // terminal's clock value into O_ENTRY_D, every Payment into H_DATE, and the
-// terminals' clocks never overlap (driver/terminals.hpp). A commit
+// terminals' clocks never overlap (driver/tpcc/terminals.hpp). A commit
 // acknowledged with stamp s is in the database iff s is among these.
 #include <unordered_set>
 

@@ -2,7 +2,7 @@
 // The switchable components of an engine stack (E1, "OLTP through the
 // looking glass"). Each is a compile-time policy; its removed form is a type
 // whose operations are empty, so a stack without it spends zero instructions
-// on it. A run picks one whole stack at its start (driver/stacks.hpp).
+// on it. A run picks one whole stack at its start (driver/tpcc/with_stack.hpp).
 #include <string>
 #include <type_traits>
 #include <utility>

@@ -42,7 +42,7 @@ struct LadderRow {
 };
 
 // The ladder, one row per step: adding a step is a row here (the build
-// generates its translation unit from driver/stacks/ladder_step.cpp.in).
+// generates its translation unit from driver/tpcc/stacks/ladder_step.cpp.in).
 using Ladder = std::tuple<
     //        stack     label          component         page   summary
     LadderRow<"step0", "full stack", "-", 8192, "E1's full stack",

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/run_config_fields.hpp"
+#include "driver/tpcc/fields.hpp"
 #include "stack/ladder.hpp"
 
 namespace dbrepro::looking_glass {

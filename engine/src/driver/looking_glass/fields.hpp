@@ -3,13 +3,13 @@
 // "OLTP through the looking glass" measures — which ladder step, which
 // transaction type run alone, how instructions are counted — and the TPC-C
 // settings it passes on to the run it counts (their meaning and checks are the
-// TPC-C run table's, driver/run_config_fields.hpp). The count itself fixes the
+// TPC-C run table's, driver/tpcc/fields.hpp). The count itself fixes the
 // rest: the step's stack, a one-type mix, no consistency check.
 #include <span>
 #include <string>
 
 #include "common/config_fields.hpp"
-#include "driver/run_config.hpp"
+#include "driver/tpcc/run_config.hpp"
 
 namespace dbrepro::looking_glass {
 

@@ -1,0 +1,129 @@
+#include "driver/quantum/fields.hpp"
+
+#include <array>
+#include <stdexcept>
+
+#include "driver/quantum/run.hpp"
+
+namespace dbrepro::sched {
+
+namespace {
+
+using config::FieldType;
+using config::FieldValue;
+using config::float_of;
+using config::integer;
+using config::text_of;
+using config::unsigned_of;
+
+WorkloadKind parse_workload(const std::string& name) {
+  if (name == "cpu") return WorkloadKind::kCpu;
+  if (name == "memory") return WorkloadKind::kMemory;
+  throw std::invalid_argument("workload: invalid choice '" + name + "' (allowed: cpu, memory)");
+}
+
+const char* workload_name(WorkloadKind kind) { return kind == WorkloadKind::kMemory ? "memory" : "cpu"; }
+
+LatchKind parse_latch(const std::string& name) {
+  if (name == "spin_nap") return LatchKind::kSpinNap;
+  if (name == "adaptive") return LatchKind::kAdaptive;
+  if (name == "futex") return LatchKind::kFutex;
+  throw std::invalid_argument("latch: invalid choice '" + name + "' (allowed: spin_nap, adaptive, futex)");
+}
+
+const char* latch_name(LatchKind kind) {
+  switch (kind) {
+    case LatchKind::kAdaptive:
+      return "adaptive";
+    case LatchKind::kFutex:
+      return "futex";
+    case LatchKind::kSpinNap:
+      break;
+  }
+  return "spin_nap";
+}
+
+// Named as the profile, the command line, the record and the tables name them:
+// the placement (pinned/unpinned) sets SessionsConfig::pinned, the table's
+// size is in MiB (the article's 46 MB), and cpus 0 is every CPU this process
+// may run on.
+constexpr double kMiB = 1 << 20;
+
+const std::array<SessionsField, 14> kSessionsFields = {{
+    {"scheduler", FieldType::kText, "", "engine, os_rr, os_fair, os_fair_q",
+     "engine (the engine's fiber scheduler), os_rr (SCHED_RR), os_fair (SCHED_OTHER) or os_fair_q "
+     "(SCHED_OTHER with the fair scheduler's base slice set to Q by the caller, dbrepro.quantum)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.scheduler = text_of("scheduler", v); },
+     [](const SessionsRunConfig& c) { return FieldValue{c.scheduler}; }},
+    {"workload", FieldType::kText, "", "cpu, memory",
+     "cpu (register-bound) or memory (full scans of one shared table through a latched buffer cache)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.workload = parse_workload(text_of("workload", v)); },
+     [](const SessionsRunConfig& c) { return FieldValue{std::string(workload_name(c.sessions.workload))}; }},
+    {"cpus", FieldType::kUnsigned, "", "0..CPUs", "CPUs used, the first of this process's (0: all of them); sessions spread evenly",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const u32 n = unsigned_of<u32>("cpus", v);
+       c.sessions.cpus = n == 0 ? available_cpus() : n;
+     },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.cpus); }},
+    {"placement", FieldType::kText, "", "pinned, unpinned",
+     "pinned: each session (engine: its worker) on its own CPU; unpinned: free on all of the run's CPUs",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const std::string& name = text_of("placement", v);
+       if (name != "pinned" && name != "unpinned")
+         throw std::invalid_argument("placement: invalid choice '" + name + "' (allowed: pinned, unpinned)");
+       c.sessions.pinned = name == "pinned";
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{std::string(c.sessions.pinned ? "pinned" : "unpinned")}; }},
+    {"sessions_per_cpu", FieldType::kUnsigned, "", ">= 1", "sessions per CPU",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       c.sessions.sessions_per_cpu = unsigned_of<u32>("sessions_per_cpu", v);
+     },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.sessions_per_cpu); }},
+    {"quantum_ms", FieldType::kFloat, "ms", "> 0", "the quantum Q (the engine scheduler's; the OS one is a kernel tunable the caller sets)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.quantum_ms = float_of("quantum_ms", v); },
+     [](const SessionsRunConfig& c) { return FieldValue{c.sessions.quantum_ms}; }},
+    {"cpu_iterations", FieldType::kUnsigned, "", ">= 1", "a CPU-bound session's units of work",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.cpu_iterations = unsigned_of<u64>("cpu_iterations", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.cpu_iterations); }},
+    {"table_mb", FieldType::kFloat, "MiB", "> 0, at least a page", "the table every memory-bound session scans",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const double mb = float_of("table_mb", v);
+       if (!(mb > 0) || mb * kMiB > 1e15) throw std::invalid_argument("table_mb: must be > 0 (and below 1e9)");
+       c.sessions.table_bytes = static_cast<u64>(mb * kMiB);
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{static_cast<double>(c.sessions.table_bytes) / kMiB}; }},
+    {"passes", FieldType::kUnsigned, "", ">= 1", "a memory-bound session's full scans of the table",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.passes = unsigned_of<u32>("passes", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.passes); }},
+    {"page_size", FieldType::kUnsigned, "bytes", "a power of two in 512..65536", "the table's page",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.page_size = unsigned_of<u32>("page_size", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.page_size); }},
+    {"latch", FieldType::kText, "", "spin_nap, adaptive, futex",
+     "the buffer cache's chain latches: spin_nap (spins, then sleeps), adaptive or futex",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latch = parse_latch(text_of("latch", v)); },
+     [](const SessionsRunConfig& c) { return FieldValue{std::string(latch_name(c.sessions.latch))}; }},
+    {"latch_spin", FieldType::kUnsigned, "", ">= 0", "spin_nap latch: tries before it sleeps (Oracle's _spin_count)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latch_spin = unsigned_of<u32>("latch_spin", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.latch_spin); }},
+    {"cache_over_table", FieldType::kFloat, "", ">= 1",
+     "the buffer cache's size over the table's (the article's 180 MB / 46 MB)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.cache_over_table = float_of("cache_over_table", v); },
+     [](const SessionsRunConfig& c) { return FieldValue{c.sessions.cache_over_table}; }},
+    {"latches", FieldType::kUnsigned, "", ">= 1", "the buffer cache's chain latches (Oracle's _db_block_hash_latches)",
+     [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latches = unsigned_of<u32>("latches", v); },
+     [](const SessionsRunConfig& c) { return integer(c.sessions.latches); }},
+}};
+
+}  // namespace
+
+std::span<const SessionsField> sessions_fields() { return kSessionsFields; }
+
+void validate(const SessionsRunConfig& config) {
+  if (config.scheduler != "engine" && config.scheduler != "os_rr" && config.scheduler != "os_fair" &&
+      config.scheduler != "os_fair_q")
+    throw std::invalid_argument("scheduler: invalid choice '" + config.scheduler +
+                                "' (allowed: engine, os_rr, os_fair, os_fair_q)");
+  validate(config.sessions);
+}
+
+}  // namespace dbrepro::sched

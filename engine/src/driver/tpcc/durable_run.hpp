@@ -1,0 +1,54 @@
+#pragma once
+// TPC-C on a database that lives in a directory (recovery/durable_files.hpp):
+// the crash test's child and checker, and the native CLI's `durable-run` and
+// `recover` commands.
+//
+// durable_run: opens the database in `dir` (recovering it: redo, undo,
+//   checkpoint) or creates and loads it, then runs `terminals` threads; after
+//   each commit returns, appends "<type> <stamp>\n" to acks_path with one
+//   write(2), so a kill at any moment leaves only whole lines of commits
+//   that were acknowledged. Checkpoints every checkpoint_every seconds.
+// durable_verify: opens the database, checks the TPC-C consistency
+//   conditions and that every acknowledged stamp in acks_paths is present.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/tpcc/run_config.hpp"
+
+namespace dbrepro::tpcc {
+
+// A commit's stamp (terminal_clock_base, driver/tpcc/terminals.hpp) is the run
+// id in its top 24 bits, terminal + 1 in the next 12 and the terminal's
+// count in the low 28: a larger run id (or terminal) would alias a smaller
+// one's stamps, and `recover --acks` could find one run's commits in
+// another's rows. Both are refused (std::invalid_argument).
+inline constexpr u64 kMaxRunId = (u64{1} << 24) - 1;
+inline constexpr u32 kMaxDurableTerminals = (1u << 12) - 1;  // terminal + 1 <= 2^12 - 1
+
+struct DurableRunConfig {
+  std::string dir;
+  RunConfig run;                 // warehouses, terminals, seconds/transactions, mix, seed, stack (step0 or step1)
+  u64 run_id = 1;                // keeps this run's commit stamps apart from other runs' (0..kMaxRunId)
+  std::string acks_path;         // "" : no acknowledgements written
+  double checkpoint_every = 0;   // seconds between checkpoints (0: only at open)
+};
+
+struct DurableVerdict {
+  std::string json;  // one line
+  bool ok = false;   // consistent, and no acknowledged commit missing
+};
+
+// A periodic checkpoint failed (e.g. the disk is full): the run stopped
+// before any further transaction; the message says why.
+struct CheckpointFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Returns a JSON object (one line). Throws recovery::Refused for a database
+// directory that cannot be opened without loss (damaged, missing files,
+// broken log chain, in use), CheckpointFailed as above.
+std::string durable_run(const DurableRunConfig& config);
+DurableVerdict durable_verify(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths);
+
+}  // namespace dbrepro::tpcc
