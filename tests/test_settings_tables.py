@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dbrepro import _engine, cli, fifo_cache, key_cache, looking_glass, settings
+from dbrepro.result import RunResult
 
 REPO = Path(__file__).resolve().parents[1]
 STUDIES = ("tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache")
@@ -33,6 +34,25 @@ def _command_rows(study: str) -> list[dict]:
         "key_cache": key_cache._run_rows,
         "fifo_cache": fifo_cache.command_rows,
     }.get(study, lambda: settings.table(study))()
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_study_module_has_one_run_taking_its_settings(study):
+    """One shape per study: dbrepro.<study>.run(**settings) -> RunResult."""
+    import importlib
+    import inspect
+
+    run = importlib.import_module(f"dbrepro.{study}").run
+    parameters = inspect.signature(run).parameters.values()
+    assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters), study
+    assert inspect.signature(run).return_annotation in ("RunResult", RunResult), study
+    assert not [p.name for p in parameters if p.default is inspect.Parameter.empty
+                and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)], study
+
+
+def test_a_count_without_its_required_settings_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"^step: required"):
+        looking_glass.run(txn_type="payment")
 
 
 def test_every_study_is_a_workflow_name_with_a_table():

@@ -141,6 +141,12 @@ def count_instructions(step: int, txn_type: str, **settings: Any) -> Instruction
     return InstructionCount(RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect()))
 
 
+def run(**settings: Any) -> RunResult:
+    """The study's one entry, as every study module has it: a count
+    (`count_instructions`) by its table's settings, as a RunResult."""
+    return count_instructions(**validate_config(**settings)).result  # a missing step or type: ConfigError
+
+
 def _native_command(config: dict[str, Any]) -> list[str]:
     return [
         str(callgrind.native_path()), "tpcc", "--stack", config["stack"],

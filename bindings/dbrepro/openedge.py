@@ -167,6 +167,10 @@ def summarize_run(run: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]
     }
 
 
+# The study's one entry, as every study module has it: run(**settings) -> RunResult.
+run = run_ladder
+
+
 def run_rows(result: RunResult) -> list[dict[str, Any]]:
     """Table rows of an openedge record: one per timed run (per-user times left out), with the
     data's seed (the counts are deterministic for one), the host's CPU count and 1-minute load

@@ -295,6 +295,10 @@ def run_sessions(
 UNIT_NAMES = {"cpu": "cpu_iterations", "memory": "passes"}
 
 
+# The study's one entry, as every study module has it: run(**settings) -> RunResult.
+run = run_sessions
+
+
 def calibrate(workload: str, *, table_mb: float = 8.0, seconds: float = 0.2) -> dict[str, Any]:
     """CPU seconds of one unit of the workload (one iteration of the CPU loop,
     one pass over the shared table of `table_mb`) run alone on one CPU: a
