@@ -104,7 +104,7 @@ def build_parser() -> OneLineErrorParser:
     instructions_parser = _add_instructions_parser(studies)
     # Each study command here with the settings it offers: `--settings FILE` fills them.
     parser.study_commands = {"tpcc": (tpcc_parser, lambda: settings.table("tpcc"))}
-    for name in ("instructions", "looking_glass", "looking-glass"):
+    for name in ("looking_glass", *LOOKING_GLASS_ALIASES):
         parser.study_commands[name] = (instructions_parser, _instructions_rows)
 
     for name, (module, summary) in DELEGATED_STUDIES.items():
@@ -166,7 +166,7 @@ def _add_instructions_parser(studies) -> argparse.ArgumentParser:
     from . import looking_glass, settings
 
     parser = studies.add_parser(
-        "instructions", aliases=["looking_glass", "looking-glass"],
+        "looking_glass", aliases=LOOKING_GLASS_ALIASES,
         help="E1 looking glass: instructions per transaction phase on one ladder step",
         description=(
             "Run one transaction type on one step of the looking-glass removal ladder\n"
@@ -423,6 +423,9 @@ def delegated_argv(study: str, argv: list[str]) -> list[str]:
     return argv
 
 
+# E1's command: its workflow name, the hyphenated spelling, and its older name.
+LOOKING_GLASS_ALIASES = ["looking-glass", "instructions"]
+
 # Every study by its workflow name, with the command that runs it.
 STUDIES = {
     "tpcc": f"{PROG} run tpcc",
@@ -476,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return show_list()
         if args.command == "compare":
             return run_compare(args)
-        if args.study in ("instructions", "looking_glass", "looking-glass"):
+        if args.study in ("looking_glass", *LOOKING_GLASS_ALIASES):
             return run_instructions(args)
         return run_tpcc(args)
     except CliError as error:
