@@ -79,7 +79,7 @@ def key_cache_config(**settings: Any) -> dict[str, Any]:
 
 def key_cache_config_fields() -> list[dict[str, Any]]:
     """E2: the settings of a model run (engine/src/driver/key_cache/fields.cpp): name, type, unit, range,
-    default, help."""
+    default, help, required."""
 
 # ---- E4 quantum (quantum_module.cpp) -------------------------------------------------
 
