@@ -27,7 +27,6 @@ from . import callgrind, provenance, registry, tpcc
 from .result import RunResult
 
 KIND = "looking_glass_instructions"
-TXN_TYPES = ("new_order", "payment")
 PHASES = ("begin", "lookup", "pin_unpin", "update", "create", "insert", "commit", "other")
 OPTIMAL_STEP = 11
 
@@ -124,7 +123,17 @@ def count_instructions(step: int, txn_type: str, **settings: Any) -> Instruction
     simulation, slower) cycles. A bad setting raises ConfigError naming it,
     before anything runs.
     """
-    config = validate_config(step=step, txn_type=txn_type, **settings)
+    return _count(validate_config(step=step, txn_type=txn_type, **settings))
+
+
+def run(**settings: Any) -> RunResult:
+    """The study's one entry, as every study module has it: a count
+    (`count_instructions`) by its table's settings, as a RunResult."""
+    return _count(validate_config(**settings)).result  # a missing step or type: ConfigError
+
+
+def _count(config: dict[str, Any]) -> InstructionCount:
+    """A count of a checked config (validate_config)."""
     chosen, why = choose_backend(config["backend"])
     if chosen == "perf" and config["step"] == OPTIMAL_STEP:
         # The kernel has no phase functions to bracket with counter reads.
@@ -139,12 +148,6 @@ def count_instructions(step: int, txn_type: str, **settings: Any) -> Instruction
     metrics["backend_reason"] = why
     metrics["wall_seconds"] = time.perf_counter() - started
     return InstructionCount(RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect()))
-
-
-def run(**settings: Any) -> RunResult:
-    """The study's one entry, as every study module has it: a count
-    (`count_instructions`) by its table's settings, as a RunResult."""
-    return count_instructions(**validate_config(**settings)).result  # a missing step or type: ConfigError
 
 
 def _native_command(config: dict[str, Any]) -> list[str]:

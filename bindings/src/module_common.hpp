@@ -171,7 +171,7 @@ void def_config(py::module_& m, const std::string& name, const Fields& fields, C
        "ValueError names the first bad one.").c_str());
   m.def(
       (name + "_fields").c_str(), [fields, required] { return fields_table<Config>(fields, required); },
-      ("The settings of " + what + ": name, type, unit, range, default, help.").c_str());
+      ("The settings of " + what + ": name, type, unit, range, default, help, required.").c_str());
 }
 
 // The engine's one JSON serialisation of a result, as Python objects.
