@@ -1,0 +1,165 @@
+"""How far a timed finding's effect moves between runs, beyond what its own interval allows.
+
+Kalibera and Jones ("Rigorous Benchmarking in Reasonable Time", ISMM 2013) ask
+where the variance of a measurement lives (iteration, process, run) before
+choosing where to repeat. Inside one run, a timed finding's 95% interval comes
+from its repeats; a reader who reruns meets a further level, the run itself
+(another VM, other neighbours, another hour). This script measures that level
+from runs already made: every committed run under reference/runs/ (or folders
+given) that judged a timed finding by the same criterion is one sample of it.
+
+For each (study, finding, criterion) judged by at least --min-runs runs:
+
+- within_se: each run's standard error from its own interval,
+  (ci_high - ci_low) / (2 x 1.96), averaged as a variance over the runs;
+- between_sd: the spread of the runs' effects (sample standard deviation);
+- tau: the between-run component beyond the within-run one, by the method of
+  moments, sqrt(max(0, between_sd^2 - mean within_se^2)) (DerSimonian and
+  Laird's estimator with equal weights);
+- pairs_apart: how many pairs of runs have 95% intervals that do not overlap
+  (what `dbrepro compare` calls intervals apart).
+
+Runs beside a deliberate hog (names with `hog`) and trials are left out: they
+are not "another machine of this kind, nothing else running". A criterion
+that changed between runs (its text differs) starts a new group, so that a
+method's runs are not mixed with an earlier method's; a method that changed
+without its criterion text (how the arms are run) is not told apart, and the
+row says which runs it pooled.
+
+    python benchmarks/between_runs.py [RUN ...] [--out reference/between_runs.csv] [--min-runs 3]
+        [--criteria-out workflows/claims/between_runs.yaml]
+
+`--criteria-out` writes the estimate the evaluator adds to each timed claim's
+interval (claims_common.widen_for_reruns): tau for every claim whose current
+criterion (workflows/claims/<study>.yaml) is the one those runs were judged by.
+Like every criterion, that file changes only in a commit of its own.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+Z = 1.959964  # the two-sided 95% normal quantile, as the intervals are 95%
+LEFT_OUT = ("hog", "trial")
+COLUMNS = ["study", "id", "role", "runs", "run_names", "mean_effect", "between_sd", "within_se", "tau",
+           "tau_over_within", "pairs", "pairs_apart", "criterion"]
+
+
+def run_folders(paths: list[str]) -> list[Path]:
+    if paths:
+        return [Path(p) for p in paths]
+    return sorted(p for p in (REPO / "reference" / "runs").iterdir()
+                  if p.is_dir() and not any(word in p.name for word in LEFT_OUT))
+
+
+def timed_rows(folder: Path) -> pd.DataFrame:
+    """Every timed row (findings and checks) of one run: those with an interval and repeats."""
+    frames = []
+    for path in sorted(folder.glob("tables/*/findings.csv")) + sorted(folder.glob("tables/*/checks.csv")):
+        frame = pd.read_csv(path, keep_default_na=False)
+        if not {"study", "id", "effect", "ci_low", "ci_high", "repeats", "criterion"} <= set(frame.columns):
+            continue
+        for column in ("effect", "ci_low", "ci_high", "repeats"):
+            frame[column] = pd.to_numeric(frame[column], errors="coerce")
+        timed = frame[frame["repeats"].notna() & frame["ci_low"].notna() & frame["ci_high"].notna()]
+        frames.append(timed.assign(run=folder.name, role=timed.get("role", "finding")))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def levels(rows: pd.DataFrame, min_runs: int = 3) -> pd.DataFrame:
+    out = []
+    for (study, claim, criterion), group in rows.groupby(["study", "id", "criterion"], sort=True):
+        group = group.drop_duplicates("run")
+        if len(group) < min_runs:
+            continue
+        effects = group["effect"].to_numpy(dtype=float)
+        se = ((group["ci_high"] - group["ci_low"]) / (2 * Z)).to_numpy(dtype=float)
+        between = float(pd.Series(effects).std(ddof=1))
+        within = math.sqrt(float((se ** 2).mean()))
+        tau = math.sqrt(max(0.0, between ** 2 - within ** 2))
+        intervals = list(zip(group["ci_low"], group["ci_high"]))
+        pairs = list(itertools.combinations(intervals, 2))
+        apart = sum(1 for (a_low, a_high), (b_low, b_high) in pairs if max(a_low, b_low) > min(a_high, b_high))
+        out.append({"study": study, "id": claim, "role": group["role"].iloc[0], "runs": len(group),
+                    "run_names": " ".join(group["run"]), "mean_effect": round(float(effects.mean()), 4),
+                    "between_sd": round(between, 4), "within_se": round(within, 4), "tau": round(tau, 4),
+                    "tau_over_within": round(tau / within, 3) if within > 0 else math.nan,
+                    "pairs": len(pairs), "pairs_apart": apart, "criterion": criterion})
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def criteria_estimates(table: pd.DataFrame, source: str) -> dict:
+    """{study: {id: {tau, runs, within_se, source}}} for the claims whose current criterion text
+    is the one the runs were judged by (a changed criterion has no estimate until runs judge it)."""
+    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+    import claims_common as cc
+
+    out: dict = {}
+    for study, rows in table.groupby("study", sort=True):
+        criteria = cc.load_criteria(study)
+        for row in rows.itertuples():
+            claim = row.id.split("@")[0]
+            if claim not in criteria.claims or criteria[claim].text_of_criterion() != row.criterion:
+                continue
+            out.setdefault(study, {})[row.id] = {"tau": float(row.tau), "runs": int(row.runs),
+                                                 "within_se": float(row.within_se), "source": source,
+                                                 "criterion_sha": cc.criterion_digest(row.criterion)}
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="*", help="run folders (default: every reference/runs/* but hogs and trials)")
+    parser.add_argument("--out", type=Path, default=None, help="write the table here (CSV)")
+    parser.add_argument("--min-runs", type=int, default=3, help="runs a criterion needs to be estimated (default 3)")
+    parser.add_argument("--criteria-out", type=Path, default=None,
+                        help="write the evaluator's between-run estimates here (workflows/claims/between_runs.yaml)")
+    args = parser.parse_args(argv)
+    if args.min_runs < 2:
+        print("between_runs: --min-runs must be at least 2", file=sys.stderr)
+        return 2
+    folders = run_folders(args.runs)
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        print(f"between_runs: not a folder: {missing[0]}", file=sys.stderr)
+        return 2
+    rows = pd.concat([timed_rows(f) for f in folders], ignore_index=True) if folders else pd.DataFrame()
+    if rows.empty:
+        print("between_runs: no timed rows in these runs", file=sys.stderr)
+        return 2
+    table = levels(rows, args.min_runs)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(args.out, index=False)
+        print(f"table: {args.out}")
+    if args.criteria_out:
+        import yaml
+
+        source = str(args.out.resolve().relative_to(REPO)) if args.out and args.out.resolve().is_relative_to(REPO) \
+            else "benchmarks/between_runs.py"
+        header = ("# Between-run spread of timed claims, beyond their own intervals (tau), estimated by\n"
+                  "# benchmarks/between_runs.py from committed runs judged by the same criterion. The\n"
+                  "# evaluator widens each such claim's interval by it (claims_common.widen_for_reruns), so\n"
+                  "# that the interval a run prints covers what a rerun on another machine of this kind\n"
+                  "# measures. A criterion: it changes only in a commit of its own (docs/verdicts.md).\n")
+        body = yaml.safe_dump({"study": "between_runs", "estimates": criteria_estimates(table, source)},
+                              sort_keys=True, width=100)
+        args.criteria_out.write_text(header + body, encoding="utf-8")
+        print(f"criteria: {args.criteria_out}")
+    shown = table[["study", "id", "role", "runs", "mean_effect", "between_sd", "within_se", "tau", "pairs",
+                   "pairs_apart"]]
+    print(shown.to_string(index=False))
+    print(f"between_runs: {len(table)} timed claims judged by >= {args.min_runs} runs of one criterion; "
+          f"{int((table['tau'] > 0).sum())} vary between runs beyond their own intervals; "
+          f"{int(table['pairs_apart'].sum())} of {int(table['pairs'].sum())} pairs of runs have intervals apart")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
