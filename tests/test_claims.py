@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflows" / "scripts"
 STUDIES = ["looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"]
 COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
-           "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason"]
+           "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
+           "within_ci_low", "within_ci_high", "between_run_sd"]
 SPREAD = 0.05  # 5% run-to-run spread (lognormal sigma), what timed runs show on a quiet machine
 
 
@@ -262,7 +263,7 @@ def test_writer_columns_and_markdown(cc, tmp_path):
     findings, checks = pd.read_csv(tmp_path / "findings.csv"), pd.read_csv(tmp_path / "checks.csv")
     assert list(findings["id"]) == ["nopm_speedup", "hits_at_least_lru"] and list(checks["id"]) == ["hit_ratio"]
     markdown = (tmp_path / "claims.md").read_text()
-    assert "1 of 2 findings reproduced (0 no, 1 inconclusive" in markdown and "not run" in markdown
+    assert "1 of 2 judged findings reproduced (0 no, 1 inconclusive" in markdown and "not run" in markdown
     assert "checks beside, not added in: 1 yes" in markdown
 
 
@@ -320,3 +321,87 @@ def test_theirs_is_filled_from_the_paper_values(cc):
     # Every criteria file's placeholders resolve (load_criteria fills them) and leave no brace behind.
     for study in STUDIES:
         assert all("{" not in c.theirs for c in cc.load_criteria(study).claims.values()), study
+
+
+def test_a_profile_that_plans_too_few_repeats_does_not_judge(cc):
+    """Issue 40: a timed claim the profile cannot judge by design (fewer repeats planned than the
+    criterion needs) is `not judged`, naming the profile that judges it; repeats lost in a profile
+    that planned enough stay `inconclusive`."""
+    rng = np.random.default_rng(23)
+    arms = [repeats(rng, 2, effect=10.0), repeats(rng, 2)]
+    try:
+        cc.configure_judging(type("Params", (), {"judging": {"profile": "smoke", "planned_repeats": 2,
+                                                            "judged_by": "quick or full"}})())
+        outcome = cc.evaluate_statistic(arms, cc.median_effect("ratio"), {"min": 2.0}, 5)
+        assert outcome.reproduced == "not judged"
+        assert "smoke" in outcome.reason and "judged by the quick or full profile" in outcome.reason
+        cc.configure_judging(type("Params", (), {"judging": {"profile": "quick", "planned_repeats": 5,
+                                                            "judged_by": "quick or full"}})())
+        assert cc.evaluate_statistic(arms, cc.median_effect("ratio"), {"min": 2.0}, 5).reproduced == "inconclusive"
+    finally:
+        cc.configure_judging(None)
+
+
+def test_the_headline_counts_judged_findings_apart(cc, tmp_path):
+    criteria = cc.load_criteria("fifo_cache")
+    results = [
+        cc.ClaimResult(criteria["nopm_speedup"], "x", cc.not_judged("one repeat planned", "quick")),
+        cc.ClaimResult(criteria["hits_at_least_lru"], "n/a", cc.inconclusive("not run")),
+        cc.ClaimResult(criteria["hit_ratio"], "96.0%", cc.evaluate_count(96.0, criteria["hit_ratio"].band)),
+    ]
+    frame = cc.write_claims(results, criteria, tmp_path / "claims.csv", tmp_path / "claims.md")
+    assert list(frame["reproduced"]) == ["not judged", "inconclusive", "yes"]
+    line = cc.headline(results)
+    assert line.startswith("0 of 1 judged findings reproduced (0 no, 1 inconclusive")
+    assert "1 of 2 not judged by this profile" in line
+    assert len(cc.judged(frame)) == 2
+
+
+def test_the_profile_named_for_points_runs_several(cc):
+    """E2's P finding names the profile that judges it: that profile must run more than one P."""
+    import sys
+
+    import yaml
+
+    sys.path.insert(0, str(Path(cc.__file__).parent))
+    import key_cache_claims
+
+    profile = yaml.safe_load((REPO / "config" / f"{key_cache_claims.POINTS_JUDGED_BY}.yaml").read_text())
+    assert len(profile["key_cache"]["points"]) > 1
+
+
+def test_an_interval_is_widened_by_the_spread_between_runs(cc):
+    """Issue 40: the printed interval covers a rerun. With a between-run estimate for the claim's
+    current criterion, each side grows to sqrt(h^2 + (1.96 tau)^2) and the verdict may only weaken;
+    without one (or for a changed criterion) the interval stays and the row says so."""
+    criteria = cc.load_criteria("fifo_cache")
+    c = criteria["nopm_speedup"]
+    outcome = cc.Outcome("yes", 5.0, 4.6, 5.4, repeats=5, pairing="paired by repeat (5 repeats in every arm)")
+    digest = cc.criterion_digest(c.text_of_criterion())
+    criteria.between_runs = {"nopm_speedup": {"tau": 0.5, "runs": 6, "criterion_sha": digest, "source": "x.csv"}}
+    [wide] = cc.widen_for_reruns([cc.ClaimResult(c, "x", outcome)], criteria)
+    half = math.sqrt(0.4 ** 2 + (1.959964 * 0.5) ** 2)
+    assert math.isclose(wide.outcome.ci_low, 5.0 - half) and math.isclose(wide.outcome.ci_high, 5.0 + half)
+    assert wide.outcome.within_low == 4.6 and wide.outcome.between_sd == 0.5
+    assert wide.outcome.reproduced == cc.judge_interval(5.0 - half, 5.0 + half, c.band) or \
+        wide.outcome.reproduced == "inconclusive"
+    assert "widened for reruns" in wide.outcome.pairing and "6 runs" in wide.outcome.pairing
+    # A large spread turns a yes into inconclusive, never the other way.
+    criteria.between_runs["nopm_speedup"]["tau"] = 5.0
+    [wider] = cc.widen_for_reruns([cc.ClaimResult(c, "x", outcome)], criteria)
+    assert wider.outcome.reproduced == "inconclusive" and "within the run alone: yes" in wider.outcome.reason
+    assert "precision reached" in wider.explanation()
+    # An estimate made for another criterion text is not used.
+    criteria.between_runs["nopm_speedup"]["criterion_sha"] = "0" * 12
+    [kept] = cc.widen_for_reruns([cc.ClaimResult(c, "x", outcome)], criteria)
+    assert (kept.outcome.ci_low, kept.outcome.reproduced) == (4.6, "yes")
+    assert "no between-run estimate" in kept.outcome.pairing
+
+
+def test_the_committed_between_run_estimates_match_current_criteria(cc):
+    """Every estimate in workflows/claims/between_runs.yaml names a claim that exists, with tau >= 0."""
+    for study in ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+        criteria = cc.load_criteria(study)
+        for row_id, estimate in criteria.between_runs.items():
+            assert row_id.split("@")[0] in criteria.claims, (study, row_id)
+            assert estimate["tau"] >= 0 and estimate["runs"] >= 3

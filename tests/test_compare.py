@@ -84,6 +84,8 @@ def test_counts_agree_flip_other_and_one_run_only(runs, capsys):
     assert not any(line.startswith("looking_glass/F1:") for line in lines)  # no difference, no line
     assert not any("C1" in line for line in lines)  # checks are left out by default
     assert lines[0].split()[:3] == ["study", "id", "role"]  # the table is printed
+    # Issue 40: a rerun whose interval misses the first run's is named.
+    assert lines[-2].startswith("intervals: ") and "of them apart (looking_glass/F2" in lines[-2]
 
 
 def test_checks_are_listed_and_counted_on_their_own_line(runs, capsys):

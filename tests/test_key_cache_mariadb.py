@@ -314,7 +314,8 @@ def test_claims_put_the_real_system_beside_the_model(monkeypatch, tmp_path):
                           "mariadb_gain_grows_with_threads", "mariadb_model_agrees", "mariadb_gain_follows_hardware",
                           "mariadb_64_segments_like_32", "mariadb_points_change_little"}
     # One P in the fixture: whether P changes the gain is the full profile's to judge.
-    assert by_id["mariadb_points_change_little"][0].outcome.reproduced == "inconclusive"
+    points = by_id["mariadb_points_change_little"][0].outcome
+    assert points.reproduced == "not judged" and "judged by the full profile" in points.reason
     # One finding, one row: the median over its cells (4 threads x 32 and 64 segments), paired by repeat.
     assert [r.variant for r in by_id["mariadb_segments_help"]] == [""]
     segments_help = by_id["mariadb_segments_help"][0].outcome

@@ -3,6 +3,49 @@
 # workflows/claims/<study>.yaml, and its script workflows/scripts/<study>_claims.py.
 
 
+def planned_repeats(profile_config, study):
+    """The fewest repeats any timed grid of `study` plans in a profile's config: each
+    `repeats` in the study's section (null: the top-level `repeats`)."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "repeats":
+                    found.append(profile_config["repeats"] if value is None else value)
+                else:
+                    walk(value)
+
+    walk(profile_config.get(study, {}))
+    return min(found) if found else profile_config["repeats"]
+
+
+def profile_configs():
+    """Every profile's config as the workflow reads it: config/quick.yaml with the profile laid over it."""
+    import pathlib
+
+    import yaml
+
+    def merge(base, over):
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) \
+                else value
+        return out
+
+    quick = yaml.safe_load(open(repo_file("config", "quick.yaml"), encoding="utf-8"))
+    return {path.stem: merge(quick, yaml.safe_load(path.read_text(encoding="utf-8")))
+            for path in sorted(pathlib.Path(repo_file("config")).glob("*.yaml"))}
+
+
+def judging(study):
+    """What this run can judge (claims_common.configure_judging): the repeats it plans for the
+    study's timed grids, and which profiles plan the five a timed criterion needs."""
+    enough = [name for name, found in profile_configs().items() if planned_repeats(found, study) >= 5]
+    return {"profile": config.get("profile", ""), "planned_repeats": planned_repeats(config, study),
+            "judged_by": " or ".join(enough)}
+
+
 rule claims:
     """A study's findings against the original's, each with its criterion (claims.md says which)."""
     input:
@@ -28,6 +71,7 @@ rule claims:
         f"{RESULTS}/logs/{{study}}/claims.log",
     params:
         settings=lambda wildcards: CLAIMS[wildcards.study]["settings"],
+        judging=lambda wildcards: judging(wildcards.study),
     wildcard_constraints:
         study="|".join(CLAIMS),
     localrule: True

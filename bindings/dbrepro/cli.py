@@ -378,6 +378,7 @@ def run_compare(args: argparse.Namespace) -> int:
             raise CliError(f"--out: cannot write {args.out}: {error.strerror or error}") from None
         lines.append(f"table: {path}")
     lines += compare.difference_lines(table)
+    lines.append(compare.interval_line(table))
     if args.checks:
         lines.append(compare.summary_line(table, role="check"))
     lines.append(compare.summary_line(table))

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-VERDICTS = ("yes", "no", "inconclusive")
+# "not judged": the run's profile did not run what the finding needs (claims_common.NOT_JUDGED).
+VERDICTS = ("yes", "no", "inconclusive", "not judged")
 ROLES = ("finding", "check")
 REQUIRED = ("study", "id", "reproduced")
 NUMBERS = ("effect", "ci_low", "ci_high")
@@ -204,6 +205,15 @@ def counts(frame: pd.DataFrame, role: str = "finding") -> dict[str, int]:
         "flip": int((rows == "flip").sum()),
         "other": int(rows.isin(["other", "only_a", "only_b"]).sum()),
     }
+
+
+def interval_line(frame: pd.DataFrame, role: str = "finding") -> str:
+    """'intervals: N findings with an interval in both runs, K of them apart (AREA/ID, ...)': a
+    rerun whose interval misses the first run's is the failure a verdict's interval must cover."""
+    rows = frame[(frame["role"] == role) & (frame["overlap"] != "unknown")]
+    apart = rows[rows["overlap"] == "no"]
+    named = f" ({', '.join(apart['study'] + '/' + apart['id'])})" if len(apart) else ""
+    return f"intervals: {len(rows)} {role}s with an interval in both runs, {len(apart)} of them apart{named}"
 
 
 def summary_line(frame: pd.DataFrame, role: str = "finding") -> str:

@@ -29,9 +29,10 @@ The criteria live only in the yaml; a script computes the quantity.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -39,8 +40,14 @@ import numpy as np
 import yaml
 
 CLAIM_COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
-                 "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason"]
-OUTCOMES = ("yes", "no", "inconclusive")
+                 "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
+                 "within_ci_low", "within_ci_high", "between_run_sd"]
+# "not judged": the profile did not run what the claim needs (fewer repeats planned than the
+# criterion's min_repeats, or a cell only another profile runs). It is no verdict: the headline
+# counts the judged findings apart from these, so a profile's design is not read as a failure.
+NOT_JUDGED = "not judged"
+VERDICTS = ("yes", "no", "inconclusive")
+OUTCOMES = (*VERDICTS, NOT_JUDGED)
 ROLES = ("finding", "check")
 SETTINGS = ("original", "scaled")
 COMBINE_RULES = ("median", "all", "share")
@@ -108,6 +115,7 @@ class Criteria:
     scope: dict = field(default_factory=dict)  # which runs the claims judge (the file's optional `scope`)
     attribution: dict = field(default_factory=dict)  # how claims.md names a mechanism (optional `attribution`)
     min_seeds: int = 1  # a count finding counted on fewer seeds is inconclusive (the file's optional `min_seeds`)
+    between_runs: dict = field(default_factory=dict)  # {row id: estimate} from between_runs.yaml (widen_for_reruns)
 
     def __getitem__(self, claim_id: str) -> Criterion:
         return self.claims[claim_id]
@@ -169,7 +177,31 @@ def load_criteria(path_or_study) -> Criteria:
     if isinstance(min_seeds, bool) or not isinstance(min_seeds, int) or min_seeds < 1:
         raise ValueError(f"{path}: min_seeds must be an integer >= 1, got {min_seeds!r}")
     return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims,
-                    dict(data.get("scope") or {}), dict(data.get("attribution") or {}), min_seeds)
+                    dict(data.get("scope") or {}), dict(data.get("attribution") or {}), min_seeds,
+                    between_run_estimates(data["study"], path.parent / BETWEEN_RUNS_FILE))
+
+
+BETWEEN_RUNS_FILE = "between_runs.yaml"
+
+
+def criterion_digest(text: str) -> str:
+    """A short digest of a criterion's text: a between-run estimate holds only for the criterion it was made for."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def between_run_estimates(study: str, path: Path) -> dict:
+    """`study`'s between-run estimates (workflows/claims/between_runs.yaml, written by
+    benchmarks/between_runs.py), {row id: {tau, runs, within_se, source, criterion_sha}}; none where
+    the file is absent."""
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    found = dict((data.get("estimates") or {}).get(study) or {})
+    for row_id, estimate in found.items():
+        tau = estimate.get("tau")
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or tau < 0 or not estimate.get("criterion_sha"):
+            raise ValueError(f"{path}: {study}/{row_id}: an estimate needs tau >= 0 and criterion_sha")
+    return found
 
 
 def check_role_and_setting(spec: dict, where: str) -> None:
@@ -233,6 +265,9 @@ class Outcome:
     pairing: str = ""  # how the repeats were used: "paired by repeat", or why not
     cells_dropped: int = 0  # disturbed cells left out of the interval
     seeds: tuple = ()  # a count judged on several seeds: which (its interval is the range over them)
+    within_low: float = math.nan  # widened for reruns (widen_for_reruns): the repeats' own interval
+    within_high: float = math.nan
+    between_sd: float = math.nan  # the between-run spread (tau) it was widened by
 
 
 def evaluate_count(value: float, band: dict) -> Outcome:
@@ -363,6 +398,9 @@ def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_r
     repeats = min((len(a) for a in arrays), default=0)
     value = float(statistic(*arrays, axis=-1)) if repeats else math.nan
     common = {"repeats": repeats, "pairing": arrays.pairing, "cells_dropped": arrays.dropped}
+    if JUDGING.planned_repeats is not None and JUDGING.planned_repeats < min_repeats:
+        return not_judged(f"this profile ({JUDGING.profile}) plans {JUDGING.planned_repeats} repeat(s); the "
+                          f"criterion needs {min_repeats}", JUDGING.judged_by, value=value, **common)
     if repeats < min_repeats:
         return Outcome("inconclusive", value, reason=f"{repeats} repeat(s), fewer than the {min_repeats} the "
                                                      "criterion needs", **common)
@@ -417,6 +455,35 @@ def inconclusive(reason: str, repeats: int | None = None, value: float = math.na
     return Outcome("inconclusive", value, repeats=repeats, reason=reason)
 
 
+def not_judged(reason: str, judged_by: str = "", value: float = math.nan, **fields) -> Outcome:
+    """The profile did not run what the claim needs (`reason`); `judged_by` names the profile(s) that do."""
+    where = f"; judged by the {judged_by} profile" if judged_by else ""
+    return Outcome(NOT_JUDGED, value, reason=f"not judged here: {reason}{where}", **fields)
+
+
+@dataclass
+class Judging:
+    """What this run's profile can judge, set once by the claims rule (`configure_judging`):
+    its name, the repeats it plans for the study's timed cells, and the profile(s) that plan
+    enough. Unset (a script run by hand), every claim is judged on what the runs hold."""
+
+    profile: str = ""
+    planned_repeats: int | None = None
+    judged_by: str = ""
+
+
+JUDGING = Judging()
+
+
+def configure_judging(params) -> None:
+    """The claims rule's `judging` params (workflows/claims.smk) for this script's claims."""
+    found = dict(getattr(params, "judging", None) or {})
+    JUDGING.profile = str(found.get("profile", ""))
+    planned = found.get("planned_repeats")
+    JUDGING.planned_repeats = None if planned is None else int(planned)
+    JUDGING.judged_by = str(found.get("judged_by", ""))
+
+
 def combine_counts(outcomes: Sequence[Outcome], criterion: Criterion, value: float = math.nan) -> Outcome:
     """Several deterministic cells of one count claim, combined as its criterion's `combine`
     says: `all` (every cell inside the band) or `share` (at least that share of the cells);
@@ -427,7 +494,9 @@ def combine_counts(outcomes: Sequence[Outcome], criterion: Criterion, value: flo
         raise ValueError(f"{criterion.id}: count cells need combine: {{rule: all}} or {{rule: share, share: x}}")
     verdicts = [o.reproduced for o in outcomes]
     reasons = "; ".join(dict.fromkeys(o.reason for o in outcomes if o.reason and o.reproduced != "yes"))
-    if not verdicts or "inconclusive" in verdicts:
+    if verdicts and all(v == NOT_JUDGED for v in verdicts):
+        return Outcome(NOT_JUDGED, value, reason=reasons)
+    if not verdicts or "inconclusive" in verdicts or NOT_JUDGED in verdicts:
         return Outcome("inconclusive", value, reason=reasons or "no cell counted")
     needed = 1.0 if rule == "all" else float(spec["share"])
     share = verdicts.count("yes") / len(verdicts)
@@ -485,10 +554,13 @@ class ClaimResult:
             "cells_dropped": int(o.cells_dropped),
             "criterion": self.criterion.text_of_criterion(), "mechanism": self.criterion.mechanism,
             "reason": self.explanation(),
+            **dict(zip(("within_ci_low", "within_ci_high"), _rounded(o.value, o.within_low, o.within_high)[1:])),
+            "between_run_sd": _number(o.between_sd),
         }
 
     def explanation(self) -> str:
-        parts = [p for p in (self.outcome.reason, self.why, far_beyond(self.outcome, self.criterion.band)) if p]
+        parts = [p for p in (self.outcome.reason, self.why, far_beyond(self.outcome, self.criterion.band),
+                             precision_note(self.outcome, self.criterion.band)) if p]
         return "; ".join(parts)
 
 
@@ -627,19 +699,30 @@ def counts(results_or_frame) -> dict[str, int]:
     return {outcome: values.count(outcome) for outcome in OUTCOMES}
 
 
+def judged(items):
+    """The rows or results that carry a verdict (not `not judged`)."""
+    if hasattr(items, "columns"):
+        return items[items["reproduced"] != NOT_JUDGED]
+    return [r for r in items if r.outcome.reproduced != NOT_JUDGED]
+
+
 def headline(results: Sequence[ClaimResult]) -> str:
-    """'F findings: y reproduced, n not, i inconclusive (original setting a/b, scaled c/d); C checks: ...'"""
+    """'y of J judged findings reproduced (n no, i inconclusive; original setting a/b, scaled c/d);
+    k not judged here; checks: ...'. A finding this profile did not run for is counted apart."""
     findings = [r for r in results if r.role == "finding"]
     checks = [r for r in results if r.role == "check"]
     f, c = counts(findings), counts(checks)
+    on = judged(findings)
     settings = []
     for setting in SETTINGS:
-        at = [r for r in findings if r.criterion.setting == setting]
+        at = [r for r in on if r.criterion.setting == setting]
         if at:
             settings.append(f"{counts(at)['yes']}/{len(at)} at the {setting} setting")
-    return (f"{f['yes']} of {len(findings)} findings reproduced ({f['no']} no, {f['inconclusive']} inconclusive; "
-            f"{', '.join(settings) or 'none'}); checks beside, not added in: {c['yes']} yes, {c['no']} no, "
-            f"{c['inconclusive']} inconclusive of {len(checks)}")
+    apart = f"; {f[NOT_JUDGED]} of {len(findings)} not judged by this profile" if f[NOT_JUDGED] else ""
+    checks_apart = f", {c[NOT_JUDGED]} not judged" if c[NOT_JUDGED] else ""
+    return (f"{f['yes']} of {len(on)} judged findings reproduced ({f['no']} no, {f['inconclusive']} inconclusive; "
+            f"{', '.join(settings) or 'none'}){apart}; checks beside, not added in: {c['yes']} yes, {c['no']} no, "
+            f"{c['inconclusive']} inconclusive{checks_apart} of {len(checks)}")
 
 
 def _cell(text) -> str:
@@ -723,6 +806,63 @@ def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble
     return "\n".join(lines) + "\n"
 
 
+Z95 = 1.959964  # the two-sided 95% normal quantile
+
+
+def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list[ClaimResult]:
+    """Each timed claim's interval widened by the spread between runs that its own repeats cannot
+    see (tau, workflows/claims/between_runs.yaml, estimated from committed runs judged by the same
+    criterion): each side's half-width h becomes sqrt(h^2 + (1.96 tau)^2), so that the interval a
+    run prints covers what a rerun on another machine of this kind measures. The verdict is judged
+    again on the wider interval and may only weaken (yes or no to inconclusive), never strengthen.
+    A claim with no estimate for its current criterion keeps its interval and says so."""
+    out = []
+    for result in results:
+        o, c = result.outcome, result.criterion
+        row_id = f"{c.id}@{result.variant}" if result.variant and c.role == "check" else c.id
+        estimate = criteria.between_runs.get(row_id)
+        if not c.timed or o.reproduced == NOT_JUDGED or not all(map(math.isfinite, (o.value, o.ci_low, o.ci_high))):
+            out.append(result)
+            continue
+        if estimate is None or estimate["criterion_sha"] != criterion_digest(c.text_of_criterion()):
+            o = replace(o, pairing=f"{o.pairing}; no between-run estimate for this criterion yet (the interval is "
+                                   "the repeats' alone)")
+            out.append(replace(result, outcome=o))
+            continue
+        tau = float(estimate["tau"])
+        extra = (Z95 * tau) ** 2
+        low = o.value - math.sqrt((o.value - o.ci_low) ** 2 + extra)
+        high = o.value + math.sqrt((o.ci_high - o.value) ** 2 + extra)
+        widened = judge_interval(low, high, c.band)
+        verdict = o.reproduced if widened == o.reproduced else "inconclusive"
+        note = (f"widened for reruns: the repeats' interval [{o.ci_low:.4g}, {o.ci_high:.4g}] with the between-run "
+                f"spread tau {tau:.4g} ({estimate['runs']} runs, {estimate.get('source', BETWEEN_RUNS_FILE)})")
+        reason = o.reason
+        if verdict != o.reproduced:
+            reason = (f"the 95% interval widened for reruns [{low:.4g}, {high:.4g}] straddles {band_text(c.band)} "
+                      f"(within the run alone: {o.reproduced})")
+        elif verdict != "yes":
+            reason = reason.replace(f"[{o.ci_low:.4g}, {o.ci_high:.4g}]", f"[{low:.4g}, {high:.4g}]")
+        o = replace(o, reproduced=verdict, ci_low=low, ci_high=high, reason=reason,
+                    within_low=o.ci_low, within_high=o.ci_high, between_sd=tau, pairing=f"{o.pairing}; {note}")
+        out.append(replace(result, outcome=o))
+    return out
+
+
+def precision_note(outcome: Outcome, band: dict) -> str:
+    """For an interval that straddles its band: the half-width it reached beside the one the band
+    needs (the effect's distance to its nearest bound), so a reader sees how far from a verdict."""
+    if outcome.reproduced != "inconclusive" or not all(map(math.isfinite, (outcome.value, outcome.ci_low,
+                                                                           outcome.ci_high))):
+        return ""
+    bounds = [band[k] for k in BAND_KEYS if k in band]
+    if not bounds:
+        return ""
+    needed = min(abs(outcome.value - b) for b in bounds)
+    reached = max(outcome.value - outcome.ci_low, outcome.ci_high - outcome.value)
+    return f"precision reached +-{reached:.3g}, the band needs +-{needed:.3g}"
+
+
 def write_claims(results: Sequence[ClaimResult], criteria: Criteria, csv_path, md_path, preamble: str = "",
                  extra_markdown: str = ""):
     """Writes claims.csv (CLAIM_COLUMNS, findings then checks), findings.csv and checks.csv beside
@@ -736,6 +876,7 @@ def write_claims(results: Sequence[ClaimResult], criteria: Criteria, csv_path, m
     if twice:
         raise ValueError(f"findings judged more than once (one row each, cells combined by the criterion): {twice}")
     results = [r for r in results if r.role == "finding"] + [r for r in results if r.role == "check"]
+    results = widen_for_reruns(results, criteria)
     table = claims_frame(results, criteria.study)
     csv_path = Path(csv_path)
     csv_path.parent.mkdir(parents=True, exist_ok=True)

@@ -236,6 +236,7 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_pat
 
 
 if "snakemake" in globals():
+    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
                       list(i.runs), i.criteria, list(i.scale))

@@ -158,12 +158,16 @@ def segments_alike(r: Runs, c: cc.Criterion) -> ClaimResult:
                           f"{per_cell_gains(r, threads)}", outcome)
 
 
+# The profile that runs several P (config/full.yaml: 10, 50 and 100; tests/test_claims.py checks it).
+POINTS_JUDGED_BY = "full"
+
+
 def points_change_little(r: Runs, c: cc.Criterion) -> ClaimResult:
     """The gain at the largest P run against P=10 (points), at the most threads, the most segments."""
     points = sorted(int(p) for p in r.runs["points"].unique())
     if len(points) < 2:
         return ClaimResult(c, f"only P={points[0]} run",
-                           cc.inconclusive(f"one P in this profile (P={points[0]}); the full profile runs 10, 50, 100"))
+                           cc.not_judged(f"this profile runs one P (P={points[0]})", POINTS_JUDGED_BY))
     high_p, threads, segments = points[-1], r.threads[-1], r.article_segments[-1]
     runs = r.runs
 
@@ -364,6 +368,7 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_p
 
 
 if "snakemake" in globals():
+    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
                       list(i.runs), i.criteria, list(i.mariadb_runs), snakemake.params.settings["mariadb_skipped"],  # noqa: F821

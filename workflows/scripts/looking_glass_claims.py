@@ -392,6 +392,7 @@ def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=Non
 
 
 if "snakemake" in globals():
+    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     inputs = snakemake.input  # noqa: F821 (defined by Snakemake)
     common.run_logged(
         snakemake.log[0],  # noqa: F821

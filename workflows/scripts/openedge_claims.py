@@ -209,6 +209,7 @@ def main(runs_path, traffic_path, scan_path, latency_path, paper_path, csv_path,
 
 
 if "snakemake" in globals():
+    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.runs, i.traffic, i.scan, i.latency, i.paper,  # noqa: F821
                       snakemake.output.csv, snakemake.output.md, i.criteria)  # noqa: F821

@@ -53,7 +53,8 @@ def claims_tex(claims: pd.DataFrame) -> str:
     for row in claims.itertuples(index=False):
         reproduced = str(row.reproduced).strip().lower() in ("yes", "true", "1")
         outcome = str(row.reproduced).strip().lower()
-        mark = "yes" if reproduced else (r"\textit{inconclusive}" if outcome == "inconclusive" else r"\textbf{no}")
+        mark = "yes" if reproduced else {"inconclusive": r"\textit{inconclusive}",
+                                          "not judged": r"\textit{not judged here}"}.get(outcome, r"\textbf{no}")
         lines.append(f"{cell(row.claim)} & {cell(row.ours)} & {cell(row.theirs)} & {mark} \\\\")
     lines.append(r"\end{longtable}")
     return "\n".join(lines) + "\n"

@@ -354,6 +354,7 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
 
 
 if "snakemake" in globals():
+    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
         sys.stderr = log
         i = snakemake.input  # noqa: F821

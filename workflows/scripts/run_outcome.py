@@ -24,8 +24,9 @@ def _study_lines(results: Path) -> list[str]:
             path = findings.with_name(f"{name}.csv")
             rows = list(csv.DictReader(path.open(encoding="utf-8"))) if path.is_file() else []
             verdicts = [row.get("reproduced", "") for row in rows]
+            apart = f", {verdicts.count('not judged')} not judged" if "not judged" in verdicts else ""
             counted.append(f"{name} {verdicts.count('yes')} yes, {verdicts.count('no')} no, "
-                           f"{verdicts.count('inconclusive')} inconclusive of {len(rows)}")
+                           f"{verdicts.count('inconclusive')} inconclusive{apart} of {len(rows)}")
         lines.append(f"{findings.parent.name}: " + "; ".join(counted) + f" ({findings.parent / 'claims.md'})")
     return lines
 

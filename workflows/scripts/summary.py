@@ -264,9 +264,9 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         "",
         *[f"- criteria change: {line}" for line in changes],
         "",
-        "| study | findings | reproduced | no | inconclusive | at the original setting | at a scaled setting "
-        "| checks (yes / no / inconclusive) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| study | findings | reproduced | no | inconclusive | not judged | at the original setting "
+        "| at a scaled setting | checks (yes / no / inconclusive) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     total_findings, total_checks = [], []
     sections = []
@@ -280,12 +280,12 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         total_checks.append(checks)
         f, c = cc.counts(findings), cc.counts(checks)
         lines.append(f"| {study} | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
-                     f"{_at(findings, 'original')} | {_at(findings, 'scaled')} | "
+                     f"{f[cc.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
         sections += ["", f"## {title}", ""]
         sections += [f"- {line}" for line in HEADLINES[study](results)]
         sections += [f"- findings: {f['yes']} of {len(findings)} reproduced, {f['no']} no, {f['inconclusive']} "
-                     f"inconclusive; checks: {c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive "
+                     f"inconclusive, {f[cc.NOT_JUDGED]} not judged; checks: {c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive "
                      f"(results/tables/{study}/findings.csv, checks.csv, claims.md)"]
         load = _foreign_load_line(results, study)
         if load:
@@ -296,11 +296,14 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         findings, checks = pd.concat(total_findings), pd.concat(total_checks)
         f, c = cc.counts(findings), cc.counts(checks)
         lines.append(f"| all | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
-                     f"{_at(findings, 'original')} | {_at(findings, 'scaled')} | "
+                     f"{f[cc.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
-        lines[1:1] = ["", f"**{f['yes']} of {len(findings)} findings of the originals reproduced** ({f['no']} no, "
-                          f"{f['inconclusive']} inconclusive; at the original setting {_at(findings, 'original')}, "
-                          f"at a scaled one {_at(findings, 'scaled')}); our {len(checks)} checks beside: "
+        judged = cc.judged(findings)
+        apart = (f"; {f[cc.NOT_JUDGED]} of {len(findings)} not judged by this profile (docs/verdicts.md, "
+                 f"\"Not judged here\")" if f[cc.NOT_JUDGED] else "")
+        lines[1:1] = ["", f"**{f['yes']} of {len(judged)} judged findings of the originals reproduced** ({f['no']} no, "
+                          f"{f['inconclusive']} inconclusive; at the original setting {_at(judged, 'original')}, "
+                          f"at a scaled one {_at(judged, 'scaled')}){apart}; our {len(checks)} checks beside: "
                           f"{c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive.", ""]
     return "\n".join(lines + sections) + "\n"
 
