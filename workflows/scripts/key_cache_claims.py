@@ -301,7 +301,7 @@ def model_within_real(vs: pd.DataFrame | None, c: cc.Criterion) -> ClaimResult:
         result.why = (f"largest miss: {worst['distribution']}, {int(worst['threads'])} threads, "
                       f"{int(worst['segments'])} segments: model {worst['model_gain_pct']:+.1f}%, real "
                       f"{worst['real_gain_pct']:+.1f}% [{worst['real_ci_low']:+.1f}, {worst['real_ci_high']:+.1f}] "
-                      "(results/tables/key_cache/mutex_account.csv: where each spends a query's time)")
+                      "(mutex_account.csv beside this file: where each spends a query's time)")
     return result
 
 

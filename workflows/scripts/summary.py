@@ -119,7 +119,7 @@ def headline_quantum(results: Path) -> list[str]:
         return []
     return [f"{len(runs)} configurations (scheduler x workload x Q x sessions per CPU), "
             f"{int(runs['repeats'].max()) if 'repeats' in runs else 1} repeat(s) each; mean session times in "
-            "results/tables/quantum/workload1.csv and workload2.csv"]
+            f"{results.as_posix()}/tables/quantum/workload1.csv and workload2.csv"]
 
 
 def headline_fifo_cache(results: Path) -> list[str]:
@@ -214,7 +214,7 @@ def spread_lines(results: Path) -> dict[str, str]:
         lines[study] = (f"cell spread: {int(cells['under_target'].sum())} of {len(cells)} paired cells have a "
                         f"within-repeat ratio CV under {run_spread.TARGET_CV_PCT:g}% (the largest "
                         f"{worst['ratio_cv_pct']:.1f}%: {worst['cell']}, {worst['arm']} / {worst['reference']}, "
-                        f"{worst['cell_length']}); `python benchmarks/run_spread.py results` lists every cell")
+                        f"{worst['cell_length']}); `python benchmarks/run_spread.py {results.as_posix()}` lists every cell")
     return lines
 
 
@@ -286,7 +286,7 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         sections += [f"- {line}" for line in HEADLINES[study](results)]
         sections += [f"- findings: {f['yes']} of {len(findings)} reproduced, {f['no']} no, {f['inconclusive']} "
                      f"inconclusive, {f[cc.NOT_JUDGED]} not judged; checks: {c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive "
-                     f"(results/tables/{study}/findings.csv, checks.csv, claims.md)"]
+                     f"({results.as_posix()}/tables/{study}/findings.csv, checks.csv, claims.md)"]
         load = _foreign_load_line(results, study)
         if load:
             sections.append(f"- {load}")
