@@ -59,7 +59,8 @@ build: setup
 # The workflow, then its HTML report (every figure, captioned, the summary first),
 # then what came out: the findings table and where the summary, report and paper are.
 repro: build
-	$(SNAKEMAKE_BASE) $(TARGET) $(RUN_CONFIGS)
+	$(PY) workflows/scripts/progress.py --log $(dir $(RUN_CONFIG))logs/workflow-$(shell date +%Y%m%dT%H%M%S).log -- \
+	  $(SNAKEMAKE_BASE) $(TARGET) $(RUN_CONFIGS)
 	$(SNAKEMAKE_BASE) $(TARGET) --report $(dir $(RUN_CONFIG))report.html $(RUN_CONFIGS)
 	ln -sfn $(notdir $(patsubst %/,%,$(dir $(RUN_CONFIG)))) results/latest
 	$(PY) workflows/scripts/run_outcome.py $(dir $(RUN_CONFIG))
