@@ -15,8 +15,14 @@ from dbrepro.workflow_config import validate as validate_config
 min_version("8.0")
 
 
+# The default profile, unless the command line gives a whole profile (a config with its
+# `profile` name, as every file in config/ has): a profile is the run's whole config, never
+# laid over quick.yaml (it would inherit quick's settings where it names none, and the run's
+# banner would list quick.yaml). A file of a few settings alone is laid over quick.yaml.
 # Relative to this file, so `snakemake -s /path/Snakefile --directory elsewhere` works.
-configfile: os.path.join(workflow.basedir, "config", "quick.yaml")
+if "profile" not in config:
+
+    configfile: os.path.join(workflow.basedir, "config", "quick.yaml")
 
 
 # One line naming the bad setting (Snakemake's own check prints the schema).

@@ -205,3 +205,10 @@ def test_jobs_whose_memory_does_not_fit_together_run_one_after_the_other(python,
     assert [kind for kind, _ in order] == ["start", "end", "start", "end"], order
     assert {rule for _, rule in order} == {"fifo_cache_scale_cells", "fifo_cache_trace"}
     assert all((tmp_path / target).exists() for target in targets)
+
+
+def test_a_profile_is_the_runs_whole_config(dry_run, repo):
+    """`--configfile config/smoke.yaml` runs smoke alone: quick.yaml (the default) is neither laid under it
+    (its settings would leak into smoke) nor listed by the run's banner (issue 41, item 7)."""
+    output = whole_dry_run(dry_run, repo, "smoke").output
+    assert "smoke.yaml" in output and "quick.yaml" not in output
