@@ -7,6 +7,7 @@
 # against config/schema/config.schema.yaml before anything runs.
 
 import os
+import shlex
 
 from snakemake.utils import min_version
 
@@ -58,6 +59,9 @@ rule all:
 
 
 # At the end of every run, where its minutes went per study (from this run's
-# Snakemake log), printed and kept in results/logs/times.csv.
+# Snakemake log), printed and kept in results/logs/times.csv; a run with targets
+# of its own (`make paper`: times-paper.csv) or a later run writes a file of its
+# own beside it, never over it (workflows/scripts/study_times.py).
 onsuccess:
-    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} {RESULTS}/logs/times.csv")
+    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} {RESULTS}/logs/times.csv "
+          + " ".join(shlex.quote(target) for target in sorted(workflow.dag_settings.targets)))
