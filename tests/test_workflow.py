@@ -152,14 +152,21 @@ def test_smoke_profile_end_to_end(smoke_run):
     # The whole profile ran: every study's claims, with the evaluator's columns, and the summary whose
     # headline counts the findings only (checks beside, never added in).
     summary = (results / "summary.md").read_text()
-    total = 0
+    total, judged = 0, 0
     for study in ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
         claims = check_claims_table(results / "tables" / study / "claims.csv", study)
         findings = claims[claims["role"] == "finding"]
         found = [int((findings["reproduced"] == outcome).sum()) for outcome in ("yes", "no", "inconclusive")]
         assert f"| {study} | {len(findings)} | {found[0]} | {found[1]} | {found[2]} |" in summary, summary
         total += len(findings)
-    assert f" of {total} findings of the originals reproduced**" in summary
+        judged += found[0] + found[1]
+    # A run that judged no finding (smoke's runs are fewer than a criterion needs) says so, not "0 of N reproduced".
+    assert (f" of {total} findings of the originals reproduced**" in summary if judged else
+            f"**This run judged none of the originals' {total} findings**" in summary), summary[:1500]
+    # Criteria changes listed whole, or cut between words and said to be.
+    prefix = "- criteria change: "
+    changes = [line[len(prefix):] for line in summary.splitlines() if line.startswith(prefix)]
+    assert changes and all(len(line) <= 160 for line in changes)
     assert "criteria files were first written at b25818b" in summary
     assert "profile: `smoke`" in summary and "commit: `" in summary and "load average" in summary
     assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")

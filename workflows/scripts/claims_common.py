@@ -364,8 +364,8 @@ def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_r
     value = float(statistic(*arrays, axis=-1)) if repeats else math.nan
     common = {"repeats": repeats, "pairing": arrays.pairing, "cells_dropped": arrays.dropped}
     if repeats < min_repeats:
-        return Outcome("inconclusive", value, reason=f"{repeats} repeat(s), fewer than the {min_repeats} the "
-                                                     "criterion needs", **common)
+        return Outcome("inconclusive", value, reason=f"{repeats} repeat(s), fewer than the {min_repeats} "
+                                                     f"{TOO_FEW_REPEATS}", **common)
     if not math.isfinite(value):
         return Outcome("inconclusive", value, reason="the effect is undefined (a zero median)", **common)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -522,7 +522,7 @@ def across_seeds(per_seed: dict, min_seeds: int = 1) -> ClaimResult:
     if len(seeds) < min_seeds and first.role == "finding":
         verdict = "inconclusive"
         reason = (f"counted on {len(seeds)} seed(s) ({', '.join(map(str, seeds))}); a count finding needs "
-                  f"{min_seeds} (min_seeds in the criteria file)")
+                  f"{min_seeds} {TOO_FEW_SEEDS}")
     elif len(kinds) == 1:
         verdict = kinds.pop()
         reason = first.outcome.reason if verdict != "yes" else ""
@@ -625,6 +625,31 @@ def counts(results_or_frame) -> dict[str, int]:
               else [r.outcome.reproduced for r in results_or_frame])
     values = list(column)
     return {outcome: values.count(outcome) for outcome in OUTCOMES}
+
+
+def split_roles(frame):
+    """A claims table's findings and checks (a table from before roles were told apart: all findings)."""
+    if "role" not in frame:
+        return frame, frame.iloc[0:0]
+    return frame[frame["role"] == "finding"], frame[frame["role"] == "check"]
+
+
+def role_counts(frame) -> dict[str, dict[str, int]]:
+    """{"findings": {yes, no, inconclusive, total}, "checks": {...}} of a claims table: the one
+    count that the summary, the report's summary page and the paper all print."""
+    return {name: {**counts(part), "total": len(part)} for name, part in zip(("findings", "checks"),
+                                                                             split_roles(frame))}
+
+
+# How evaluate_statistic and across_seeds word an outcome left inconclusive for the run's size.
+TOO_FEW_REPEATS = "the criterion needs"
+TOO_FEW_SEEDS = "(min_seeds in the criteria file)"
+
+
+def too_small_to_judge(reason: str) -> bool:
+    """Whether an inconclusive outcome's reason is that the run had fewer repeats or seeds than
+    the criterion needs (not that the interval straddled the band)."""
+    return TOO_FEW_REPEATS in str(reason) or TOO_FEW_SEEDS in str(reason)
 
 
 def headline(results: Sequence[ClaimResult]) -> str:

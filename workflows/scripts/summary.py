@@ -186,7 +186,15 @@ def criteria_changes(repo: Path | None = None) -> list[str]:
         return [f"(the criteria's history could not be read from git: {error})"]
     if done.returncode != 0:
         return [f"(the criteria's history could not be read from git: {done.stderr.strip()[:120]})"]
-    return [line[:160] for line in done.stdout.splitlines()]
+    return [shortened(line) for line in done.stdout.splitlines()]
+
+
+def shortened(line: str, width: int = 160) -> str:
+    """`line` cut to at most `width` characters at a word's end, '...' saying it was cut."""
+    if len(line) <= width:
+        return line
+    cut = line[:width - 4]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + " ..."
 
 
 def _foreign_load_line(results: Path, study: str) -> str:
@@ -216,12 +224,6 @@ def spread_lines(results: Path) -> dict[str, str]:
                         f"{worst['ratio_cv_pct']:.1f}%: {worst['cell']}, {worst['arm']} / {worst['reference']}, "
                         f"{worst['cell_length']}); `python benchmarks/run_spread.py results` lists every cell")
     return lines
-
-
-def _roles(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    if "role" not in frame:  # a claims.csv from before findings and checks were told apart
-        return frame, frame.iloc[0:0]
-    return frame[frame["role"] == "finding"], frame[frame["role"] == "check"]
 
 
 def _at(findings: pd.DataFrame, setting: str) -> str:
@@ -275,7 +277,7 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         path = claims_paths.get(study)
         if path is None or not Path(path).is_file():
             continue
-        findings, checks = _roles(pd.read_csv(path, keep_default_na=False))
+        findings, checks = cc.split_roles(pd.read_csv(path, keep_default_na=False))
         total_findings.append(findings)
         total_checks.append(checks)
         f, c = cc.counts(findings), cc.counts(checks)
@@ -298,11 +300,27 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         lines.append(f"| all | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
                      f"{_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
-        lines[1:1] = ["", f"**{f['yes']} of {len(findings)} findings of the originals reproduced** ({f['no']} no, "
-                          f"{f['inconclusive']} inconclusive; at the original setting {_at(findings, 'original')}, "
-                          f"at a scaled one {_at(findings, 'scaled')}); our {len(checks)} checks beside: "
-                          f"{c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive.", ""]
+        lines[1:1] = ["", headline(findings, checks), ""]
     return "\n".join(lines + sections) + "\n"
+
+
+def headline(findings: pd.DataFrame, checks: pd.DataFrame) -> str:
+    """The run's one line: the originals' findings reproduced, or, where the run judged none
+    (every finding inconclusive, as in a profile too small to judge), that it judged none and why."""
+    f, c = cc.counts(findings), cc.counts(checks)
+    beside = (f"our {len(checks)} checks beside: {c['yes']} yes, {c['no']} no, "
+              f"{c['inconclusive']} inconclusive.")
+    if len(findings) and f["yes"] + f["no"] == 0:
+        small = int(findings["reason"].map(cc.too_small_to_judge).sum()) if "reason" in findings else 0
+        why = (f"{small} of them because the run has fewer repeats or seeds than the criterion needs"
+               + (f", the other {len(findings) - small} for the reasons each study's claims.md gives"
+                  if small < len(findings) else ""))
+        return (f"**This run judged none of the originals' {len(findings)} findings**: every one is "
+                f"inconclusive, {why}. It shows that the workflow runs, not whether the findings hold; "
+                + beside)
+    return (f"**{f['yes']} of {len(findings)} findings of the originals reproduced** ({f['no']} no, "
+            f"{f['inconclusive']} inconclusive; at the original setting {_at(findings, 'original')}, "
+            f"at a scaled one {_at(findings, 'scaled')}); " + beside)
 
 
 def markdown_to_html(text: str) -> str:
