@@ -320,3 +320,19 @@ def test_theirs_is_filled_from_the_paper_values(cc):
     # Every criteria file's placeholders resolve (load_criteria fills them) and leave no brace behind.
     for study in STUDIES:
         assert all("{" not in c.theirs for c in cc.load_criteria(study).claims.values()), study
+
+
+def test_setting_notes_are_filled_from_the_runs_own_config(cc):
+    """A setting note names what this run ran, from its config, not a profile's words (issue 41, item 7)."""
+    config = {"key_cache": {"rows": 2_000_000, "threads": [1, 4]},
+              "quantum": {"memory_sessions_per_cpu": None, "sessions_per_cpu": [1, 2]}}
+    note = "{key_cache.rows:,} rows at {key_cache.threads} threads, {quantum.memory_sessions_per_cpu|quantum.sessions_per_cpu}"
+    assert cc.resolve_setting_note(note, config) == "2,000,000 rows at 1, 4 threads, 1, 2"
+    config["quantum"]["memory_sessions_per_cpu"] = [1, 3, 6]
+    assert cc.resolve_setting_note(note, config).endswith(", 1, 3, 6")
+    del config["quantum"]["memory_sessions_per_cpu"]  # a profile that leaves it out: the next one stands in
+    assert cc.resolve_setting_note(note, config).endswith(", 1, 2")
+    with pytest.raises(KeyError, match="key_cache.seed"):
+        cc.resolve_setting_note("{key_cache.seed}", config)
+    # A script run by hand, without the workflow's config: each placeholder names its setting.
+    assert cc.resolve_setting_note("{key_cache.rows:,} rows", None) == "the profile's key_cache.rows rows"

@@ -142,8 +142,49 @@ def resolve_theirs(template: str, paper: dict) -> str:
     return PLACEHOLDER.sub(value, template)
 
 
-def load_criteria(path_or_study) -> Criteria:
-    """A study's criteria file (a path, or a study name under workflows/claims/), checked."""
+def run_setting(config: dict, dotted: str):
+    """A setting of the run's config by its dotted path (a KeyError naming it where the config lacks it)."""
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(f"{dotted}: no {part!r} in the run's config")
+        node = node[part]
+    return node
+
+
+SETTING_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+(?:\|[A-Za-z0-9_.]+)*)(:[^}]*)?\}")
+
+
+def resolve_setting_note(template: str, config: dict | None) -> str:
+    """A `setting_note` with each {dotted.path[:format]} replaced by that setting of the run's own
+    config (a list as its items, comma-separated; {a|b}: a, or b where a is null), so the note says
+    what this run ran, never a profile's words; without a config (a script run by hand) each
+    names its setting instead."""
+    def value(match):
+        paths = match.group(1).split("|")
+        if config is None:
+            return f"the profile's {paths[0]}"
+        for path in paths:  # the first set: a later one stands in where an earlier one is missing or null
+            try:
+                found = run_setting(config, path)
+            except KeyError:
+                if path == paths[-1]:
+                    raise
+                continue
+            if found is not None or path == paths[-1]:
+                break
+
+        def shown(item):
+            return format(item, match.group(2)[1:]) if match.group(2) else str(item)
+
+        return ", ".join(map(shown, found)) if isinstance(found, list) else shown(found)
+
+    return SETTING_PLACEHOLDER.sub(value, template)
+
+
+def load_criteria(path_or_study, run_config: dict | None = None) -> Criteria:
+    """A study's criteria file (a path, or a study name under workflows/claims/), checked; its
+    setting notes filled from `run_config`, the run's config (the workflow's)."""
     path = Path(path_or_study)
     if not path.suffix:
         path = criteria_path(str(path_or_study))
@@ -164,6 +205,8 @@ def load_criteria(path_or_study) -> Criteria:
         elif spec["kind"] != "count":
             raise ValueError(f"{path}: claim {spec['id']}: kind {spec['kind']!r} is neither count nor timed")
         spec = {**spec, "theirs": resolve_theirs(str(spec["theirs"]), paper)}
+        if spec.get("setting_note"):
+            spec["setting_note"] = resolve_setting_note(str(spec["setting_note"]), run_config)
         claims[spec["id"]] = Criterion(spec)
     min_seeds = data.get("min_seeds", 1)
     if isinstance(min_seeds, bool) or not isinstance(min_seeds, int) or min_seeds < 1:
