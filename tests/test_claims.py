@@ -336,3 +336,17 @@ def test_setting_notes_are_filled_from_the_runs_own_config(cc):
         cc.resolve_setting_note("{key_cache.seed}", config)
     # A script run by hand, without the workflow's config: each placeholder names its setting.
     assert cc.resolve_setting_note("{key_cache.rows:,} rows", None) == "the profile's key_cache.rows rows"
+
+
+@pytest.mark.parametrize("profile", ["smoke", "quick", "full"])
+def test_every_setting_note_resolves_from_each_profile_and_names_none(cc, profile):
+    """Each criteria file's setting notes take every number from the run's config (the profile's here):
+    none is left unfilled and none names a profile (issue 41, item 7)."""
+    config = yaml.safe_load((REPO / "config" / f"{profile}.yaml").read_text())
+    for study in STUDIES:
+        notes = [c.get("setting_note") for c in cc.load_criteria(study, config).claims.values()
+                 if c.get("setting_note")]
+        for note in notes:
+            assert "{" not in note and not re.search(r"\b(smoke|quick|full)\b", note), (study, note)
+    assert any(f"{config['key_cache']['rows']:,} rows" in c.get("setting_note", "")
+               for c in cc.load_criteria("key_cache", config).claims.values())
