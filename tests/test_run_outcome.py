@@ -56,3 +56,30 @@ def test_a_variation_gets_its_own_folder_and_config(tmp_path, monkeypatch):
     assert plain.stdout.strip() == "results/quick/variation.yaml"
     bad = subprocess.run([sys.executable, str(variation), "name", "quick", "threads"], capture_output=True, text=True)
     assert bad.returncode == 2 and "PATH=VALUE" in bad.stderr
+
+
+def test_a_variation_run_alone_says_its_settings_differ(tmp_path):
+    """docs/variations.md: a one-study variation (no summary) says at its end that its settings
+    differ from the profile's; a profile's own run says nothing of the kind (issue 41, item 7)."""
+    tables = tmp_path / "tables" / "key_cache"
+    tables.mkdir(parents=True)
+    (tables / "findings.csv").write_text("study,id,reproduced\nkey_cache,a,yes\n")
+    (tmp_path / "variation.yaml").write_text("results_dir: results/smoke+key_cache.threads=1,8\n"
+                                             "variation: key_cache.threads=[1,8]\nkey_cache: {threads: [1, 8]}\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "varied: key_cache.threads=[1,8]" in done.stdout and "differ from the profile's" in done.stdout
+    (tmp_path / "variation.yaml").write_text("results_dir: results/smoke\nvariation: ''\n")
+    plain = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert plain.returncode == 0 and "varied" not in plain.stdout
+
+
+def test_every_times_file_of_the_run_is_named(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in ("times.csv", "times-paper.csv"):
+        (logs / name).write_text("study,jobs,busy_s,job_s\n")
+    (tmp_path / "tables" / "tpcc").mkdir(parents=True)
+    (tmp_path / "tables" / "tpcc" / "findings.csv").write_text("study,id,reproduced\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert str(logs / "times.csv") in done.stdout and str(logs / "times-paper.csv") in done.stdout
