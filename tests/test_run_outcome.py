@@ -83,3 +83,13 @@ def test_every_times_file_of_the_run_is_named(tmp_path):
     (tmp_path / "tables" / "tpcc" / "findings.csv").write_text("study,id,reproduced\n")
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert str(logs / "times.csv") in done.stdout and str(logs / "times-paper.csv") in done.stdout
+
+
+def test_make_help_and_the_readme_name_the_same_paper_path():
+    """`make paper` builds results/<run>/paper/paper.pdf: make help says so, as the README does (issue 41)."""
+    repo = SCRIPT.parents[2]
+    shown = subprocess.run(["make", "-s", "-C", str(repo), "help"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    paper_line = next(line for line in shown.stdout.splitlines() if line.startswith("make paper"))
+    assert "results/<run>/paper/paper.pdf" in paper_line, paper_line
+    assert "`results/<run>/paper/paper.pdf`" in (repo / "README.md").read_text(encoding="utf-8")
