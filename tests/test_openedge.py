@@ -234,7 +234,7 @@ def test_one_table_of_settings_serves_the_api_and_the_command_line():
     assert set(config) == set(fields)
     assert config["rows"] == 100 and config["users"] == 2
     assert all(config[name] == f["default"] for name, f in fields.items() if name not in ("rows", "users"))
-    options = {a.dest for a in openedge.build_parser()._actions} - {"help", "out", "settings"}
+    options = {a.dest for a in openedge.build_parser()._actions} - {"help", "out", "settings", "progress"}
     assert options == set(fields)
     with pytest.raises(ValueError, match="unknown setting"):
         openedge.validate_config(rows=100, bogus=1)
