@@ -3,8 +3,10 @@
 For every study in paper/contents.yaml it writes generated/<study>.tex under
 the output folder: the study's figures (every results/figures/<study>/*.pdf,
 and a "not yet produced" placeholder for each captioned figure that is
-missing), its claims table and key tables (tables/<study>_<name>.tex), and
-how many claims reproduce. generated/produced.tex and produced.json say what
+missing), its claims split into two tables, the original's findings and our
+checks (tables/<study>_findings.tex, _checks.tex), its key tables
+(tables/<study>_<name>.tex), and how many findings reproduce, counted as the
+run's summary counts them. generated/produced.tex and produced.json say what
 this build contains. Then latexmk builds paper.pdf in the output folder.
 
 Run by Snakemake (rule paper_pdf), or by hand:
