@@ -30,7 +30,7 @@ help:
 	@echo "make build                             rebuild the engine and the Python extension"
 	@echo "make bench                             TPC-C throughput, instructions/txn, E1 ladder counts"
 	@echo "make dryrun [PROFILE=...]              what the workflow would run (snakemake -n)"
-	@echo "make paper [PROFILE=...]               the workflow, then results/paper/paper.pdf (latexmk)"
+	@echo "make paper [PROFILE=...]               the workflow, then results/<run>/paper/paper.pdf (latexmk)"
 	@echo "make report [PROFILE=...] [VARY=...]   results/<run>/report.html: every figure of that run, captioned"
 	@echo "make notebook                          JupyterLab on notebooks/ (installs the notebook extra)"
 	@echo "make docker-repro [PROFILE=...]        build the pinned image, run workflow and paper inside it"

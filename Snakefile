@@ -7,6 +7,7 @@
 # against config/schema/config.schema.yaml before anything runs.
 
 import os
+import shlex
 
 from snakemake.utils import min_version
 
@@ -15,8 +16,14 @@ from dbrepro.workflow_config import validate as validate_config
 min_version("8.0")
 
 
+# The default profile, unless the command line gives a whole profile (a config with its
+# `profile` name, as every file in config/ has): a profile is the run's whole config, never
+# laid over quick.yaml (it would inherit quick's settings where it names none, and the run's
+# banner would list quick.yaml). A file of a few settings alone is laid over quick.yaml.
 # Relative to this file, so `snakemake -s /path/Snakefile --directory elsewhere` works.
-configfile: os.path.join(workflow.basedir, "config", "quick.yaml")
+if "profile" not in config:
+
+    configfile: os.path.join(workflow.basedir, "config", "quick.yaml")
 
 
 # One line naming the bad setting (Snakemake's own check prints the schema).
@@ -52,6 +59,9 @@ rule all:
 
 
 # At the end of every run, where its minutes went per study (from this run's
-# Snakemake log), printed and kept in results/logs/times.csv.
+# Snakemake log), printed and kept in results/logs/times.csv; a run with targets
+# of its own (`make paper`: times-paper.csv) or a later run writes a file of its
+# own beside it, never over it (workflows/scripts/study_times.py).
 onsuccess:
-    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} {RESULTS}/logs/times.csv")
+    shell(f"{PYTHON} {workflow.basedir}/workflows/scripts/study_times.py {{log:q}} {RESULTS}/logs/times.csv "
+          + " ".join(shlex.quote(target) for target in sorted(workflow.dag_settings.targets)))

@@ -100,10 +100,17 @@ def wait_for_smoke_run(root: Path, timeout: float = 1800) -> dict:
     return json.loads(made.read_text())
 
 
-def _smoke_run(root: Path, repo: Path) -> dict:
+def smoke_arguments(repo: Path) -> list[str]:
+    """Snakemake's options of the smoke run (after its targets: --configfile takes every word after it);
+    a later run in a copy of its folder gives the same, so nothing reruns for a changed setting."""
     # Not root: E4's SCHED_RR runs cannot set the kernel's timeslice; the smoke
     # run uses the schedulers that need no privilege.
     unprivileged = [] if os.geteuid() == 0 else ["--config", "quantum={'schedulers': ['engine', 'os_fair']}"]
+    return ["--cores", "2", "--resources", "timed=1", "--configfile", str(repo / "config" / "smoke.yaml"),
+            *unprivileged]
+
+
+def _smoke_run(root: Path, repo: Path) -> dict:
     from dbrepro import quantum
 
     folder = root / SMOKE
@@ -113,8 +120,7 @@ def _smoke_run(root: Path, repo: Path) -> dict:
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(folder),
-                 "--cores", "2", "--resources", "timed=1",
-                 "--configfile", str(repo / "config" / "smoke.yaml"), *unprivileged],
+                 *smoke_arguments(repo)],
                 capture_output=True, text=True, timeout=1800)
             returncode, output = done.returncode, done.stdout + done.stderr
         except subprocess.TimeoutExpired as expired:

@@ -405,3 +405,32 @@ def test_the_committed_between_run_estimates_match_current_criteria(cc):
         for row_id, estimate in criteria.between_runs.items():
             assert row_id.split("@")[0] in criteria.claims, (study, row_id)
             assert estimate["tau"] >= 0 and estimate["runs"] >= 3
+
+def test_setting_notes_are_filled_from_the_runs_own_config(cc):
+    """A setting note names what this run ran, from its config, not a profile's words (issue 41, item 7)."""
+    config = {"key_cache": {"rows": 2_000_000, "threads": [1, 4]},
+              "quantum": {"memory_sessions_per_cpu": None, "sessions_per_cpu": [1, 2]}}
+    note = "{key_cache.rows:,} rows at {key_cache.threads} threads, {quantum.memory_sessions_per_cpu|quantum.sessions_per_cpu}"
+    assert cc.resolve_setting_note(note, config) == "2,000,000 rows at 1, 4 threads, 1, 2"
+    config["quantum"]["memory_sessions_per_cpu"] = [1, 3, 6]
+    assert cc.resolve_setting_note(note, config).endswith(", 1, 3, 6")
+    del config["quantum"]["memory_sessions_per_cpu"]  # a profile that leaves it out: the next one stands in
+    assert cc.resolve_setting_note(note, config).endswith(", 1, 2")
+    with pytest.raises(KeyError, match="key_cache.seed"):
+        cc.resolve_setting_note("{key_cache.seed}", config)
+    # A script run by hand, without the workflow's config: each placeholder names its setting.
+    assert cc.resolve_setting_note("{key_cache.rows:,} rows", None) == "the profile's key_cache.rows rows"
+
+
+@pytest.mark.parametrize("profile", ["smoke", "quick", "full"])
+def test_every_setting_note_resolves_from_each_profile_and_names_none(cc, profile):
+    """Each criteria file's setting notes take every number from the run's config (the profile's here):
+    none is left unfilled and none names a profile (issue 41, item 7)."""
+    config = yaml.safe_load((REPO / "config" / f"{profile}.yaml").read_text())
+    for study in STUDIES:
+        notes = [c.get("setting_note") for c in cc.load_criteria(study, config).claims.values()
+                 if c.get("setting_note")]
+        for note in notes:
+            assert "{" not in note and not re.search(r"\b(smoke|quick|full)\b", note), (study, note)
+    assert any(f"{config['key_cache']['rows']:,} rows" in c.get("setting_note", "")
+               for c in cc.load_criteria("key_cache", config).claims.values())

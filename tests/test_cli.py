@@ -194,3 +194,76 @@ def test_list_prints_studies_stacks_policies_and_settings():
         assert f"  {name} " in done.stdout, name
     assert "step0" in done.stdout and "soqol" in done.stdout  # the engine's registry
     assert "settings of key_cache" in done.stdout and "distributions" in done.stdout  # from its settings table
+
+
+# ---------------------------------------------------------------------------
+# The studies whose command lines live in their own modules (issue 41, item 9):
+# their help and errors name the command a user types, `dbrepro run STUDY`.
+
+
+@pytest.mark.parametrize("study", ["key_cache", "openedge", "quantum", "fifo_cache"])
+def test_a_study_command_names_itself_as_the_user_types_it(python, tmp_path, study):
+    command = f"dbrepro run {study}"
+    shown = python("-m", "dbrepro", "run", study, "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"usage: {command} [-h]"), shown.stdout[:200]
+    bad = python("-m", "dbrepro", "run", study, "--no-such-option", "1", "--out", str(tmp_path / "x.json"))
+    assert bad.returncode == 2 and bad.stderr.startswith(f"{command}: error: "), bad.stderr
+    for text in (shown.stdout, bad.stderr):
+        assert "python -m" not in text and f"dbrepro.{study}:" not in text and f"dbrepro.{study} " not in text
+
+
+def test_key_cache_says_its_table_comes_from_its_build_command(python, tmp_path):
+    build = "dbrepro run key_cache build --table-dir DIR --rows N"
+    shown = python("-m", "dbrepro", "run", "key_cache", "--help")
+    assert build in " ".join(shown.stdout.split())  # argparse wraps lines anywhere
+    missing = python("-m", "dbrepro", "run", "key_cache", "--out", str(tmp_path / "x.json"))
+    assert missing.returncode == 2 and "--table-dir" in missing.stderr and build in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    empty = python("-m", "dbrepro", "run", "key_cache", "--table-dir", str(tmp_path), "--out", str(tmp_path / "x.json"))
+    assert empty.returncode == 2 and "no sbtest table" in empty.stderr and build in empty.stderr
+
+
+def test_quantum_cpus_help_and_error_state_one_range(python, tmp_path):
+    from dbrepro import quantum
+
+    shown = " ".join(python("-m", "dbrepro", "run", "quantum", "--help").stdout.split())
+    stated = shown.split("--cpus N ", 1)[1].split("range: ", 1)[1].split(";", 1)[0]
+    too_many = quantum.available_cpus() + 1
+    bad = python("-m", "dbrepro", "run", "quantum", "--cpus", str(too_many), "--out", str(tmp_path / "x.json"))
+    assert bad.returncode == 2, bad.stderr
+    assert stated == "0..CPUs" and f"--cpus: must be in {stated} " in bad.stderr, (stated, bad.stderr)
+    assert f"may run on {too_many - 1}" in bad.stderr and f"got {too_many}" in bad.stderr
+
+
+OPENEDGE_SMALL = ["--rows", "200", "--servers", "1", "--users", "2", "--steps", "0,3"]
+
+
+def test_openedge_prints_progress_to_a_terminal_only(tmp_path):
+    """Progress lines on stderr when it is a terminal; into a pipe, only the result lines."""
+    import os
+    import pty
+
+    command = [sys.executable, "-m", "dbrepro", "run", "openedge", *OPENEDGE_SMALL]
+    piped = subprocess.run([*command, "--out", str(tmp_path / "piped.json")], capture_output=True, text=True,
+                           timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert "runs" not in piped.stderr and "openedge: " not in piped.stdout and "records/s" in piped.stdout
+    leader, follower = pty.openpty()
+    try:
+        shown = subprocess.run([*command, "--out", str(tmp_path / "tty.json")], stdout=subprocess.PIPE,
+                               stderr=follower, timeout=300)
+        os.close(follower)
+        terminal = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal's other end closed: all read
+                break
+            if not chunk:
+                break
+            terminal += chunk
+    finally:
+        os.close(leader)
+    assert shown.returncode == 0
+    assert b"openedge: 1/2 runs" in terminal and b"openedge: 2/2 runs" in terminal, terminal

@@ -91,4 +91,4 @@ def test_command_line_names_a_bad_template(tmp_path):
         [sys.executable, "-m", "dbrepro.fifo_cache", "cells", "--cache-policies", "fifo", "--pool-fractions", "0.1",
          "--out", str(tmp_path / "{pool}.json")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr.startswith("python -m dbrepro.fifo_cache: error: --out: ") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("dbrepro run fifo_cache: error: --out: ") and done.stderr.count("\n") == 1

@@ -234,7 +234,22 @@ def test_one_table_of_settings_serves_the_api_and_the_command_line():
     assert set(config) == set(fields)
     assert config["rows"] == 100 and config["users"] == 2
     assert all(config[name] == f["default"] for name, f in fields.items() if name not in ("rows", "users"))
-    options = {a.dest for a in openedge.build_parser()._actions} - {"help", "out", "settings"}
+    options = {a.dest for a in openedge.build_parser()._actions} - {"help", "out", "settings", "progress"}
     assert options == set(fields)
     with pytest.raises(ValueError, match="unknown setting"):
         openedge.validate_config(rows=100, bogus=1)
+
+
+@pytest.mark.parametrize("users, servers, title", [(20, 1, "E3: 20 users on 1 server"),
+                                                   (1, 8, "E3: 1 user on 8 servers")])
+def test_user_stddev_title_counts_in_words(repo, monkeypatch, users, servers, title):
+    """'20 users on 1 servers' no more (issue 41, item 11)."""
+    import pandas as pd
+
+    monkeypatch.syspath_prepend(str(repo))
+    from figures.openedge_user_stddev import plot
+
+    table = pd.DataFrame({"step": [0, 1], "name": ["baseline", "bht"], "users": users, "servers": servers,
+                          "user_mean_seconds": [1.0, 0.9], "user_stddev_seconds": [0.1, 0.1],
+                          "user_stddev_min": [0.05, 0.05], "user_stddev_max": [0.2, 0.2]})
+    assert plot(table)._suptitle.get_text() == title

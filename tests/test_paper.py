@@ -3,13 +3,18 @@ the studies produced, includes every figure that exists, shows a placeholder
 for each one that does not, and `snakemake paper` runs the studies first."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from envelope_helpers import ensure_latexmk, figure_inputs, tpcc_results  # noqa: F401 (fixture)
+from shared_runs import smoke_arguments
 from workflow_helpers import job_count, profile, snakemake
 
 
@@ -72,7 +77,7 @@ def test_paper_target_runs_the_studies_first(python, repo, tmp_path):
 
 def test_tables_escape_latex_and_mark_claims_that_fail(repo, monkeypatch):
     monkeypatch.syspath_prepend(str(repo / "workflows" / "scripts"))
-    from paper_tables import claims_count, claims_tex, escape, table_tex
+    from paper_tables import claims_tex, escape, table_tex
 
     assert escape("50% of A_B & #1 {x}") == r"50\% of A\_B \& \#1 \{x\}"
     assert escape("x >= 5 \u2265 4 \u00d7 2, \u4e2d") == r"x \textgreater{}= 5 $\geq$ 4 $\times$ 2, ?"
@@ -80,7 +85,6 @@ def test_tables_escape_latex_and_mark_claims_that_fail(repo, monkeypatch):
                            "reproduced": ["yes", "no"]})
     tex = claims_tex(claims)
     assert r"x \textgreater{} 5\% & 7\% & 6\% & yes \\" in tex and r"y & 1 & 2 & \textbf{no} \\" in tex
-    assert claims_count(claims) == (1, 2)
     with pytest.raises(ValueError, match="reproduced"):
         claims_tex(claims.drop(columns="reproduced"))
     with pytest.raises(ValueError, match="nope"):
@@ -91,3 +95,81 @@ def test_tables_escape_latex_and_mark_claims_that_fail(repo, monkeypatch):
 def test_paper_build_rejects_a_missing_paper_folder(python, repo, tmp_path):
     done = python(str(repo / "workflows" / "scripts" / "paper_build.py"), "--paper", str(tmp_path))
     assert done.returncode == 2 and "--paper: no paper.tex" in done.stderr
+
+
+def test_claims_split_into_findings_and_checks_counted_as_the_summary_counts(repo, tmp_path, monkeypatch):
+    """A study's claims.csv is two tables in the paper, and \\claimssummary counts the findings
+    alone, with the function the summary's headline uses (issue 41, item 8)."""
+    monkeypatch.syspath_prepend(str(repo / "workflows" / "scripts"))
+    import claims_common
+    from paper_build import study_tex
+
+    folder = tmp_path / "results" / "tables" / "key_cache"
+    folder.mkdir(parents=True)
+    claims = pd.DataFrame({"study": "key_cache", "id": list("abcde"), "claim": list("ABCDE"), "ours": "1",
+                           "theirs": "2", "role": ["finding", "finding", "finding", "check", "check"],
+                           "reproduced": ["yes", "no", "inconclusive", "yes", "yes"]})
+    claims.to_csv(folder / "claims.csv", index=False)
+    out = tmp_path / "paper"
+    (out / "tables").mkdir(parents=True)
+    text, contents = study_tex(tmp_path / "results", out, {"name": "key_cache"})
+    assert contents["claims"] == claims_common.role_counts(claims)
+    assert contents["claims"]["findings"] == {"yes": 1, "no": 1, "inconclusive": 1, "total": 3}
+    assert contents["tables"] == {"findings": True, "checks": True}
+    assert r"\claimssummary{1}{3}{1}{1}{2}" in text
+    findings = (out / "tables" / "key_cache_findings.tex").read_text()
+    checks = (out / "tables" / "key_cache_checks.tex").read_text()
+    assert "A &" in findings and "D &" not in findings and "D &" in checks and "A &" not in checks
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file() and not path.is_symlink()}
+
+
+def _summary_counts(summary: str) -> dict[str, tuple[int, int, int, int]]:
+    """Per study, (findings, reproduced, no, inconclusive) of the summary's table."""
+    rows = [line.strip("|").split("|") for line in summary.splitlines() if line.startswith("| ")]
+    return {cells[0].strip(): tuple(int(cells[i]) for i in range(1, 5)) for cells in rows[1:]
+            if cells[0].strip() != "all"}
+
+
+def test_paper_and_report_leave_the_runs_records_byte_identical(smoke_run, repo, tmp_path):
+    """`make report` and `make paper` after a run (here on a copy of the smoke run's folder, with the
+    Makefile's Snakemake commands): every file the run wrote is byte-identical afterwards; their
+    own files are new ones (times-paper.csv beside times.csv, never over it; issue 41, item 2).
+    The paper's counts are the summary's, findings only (item 8)."""
+    assert smoke_run.returncode == 0, smoke_run.output
+    work = tmp_path / "run"
+    shutil.copytree(smoke_run.workdir, work, symlinks=True)  # mtimes kept: nothing is out of date
+    results = work / "results"
+    before = _hashes(results)
+    assert "logs/times.csv" in before
+    runs = [("report", ["--report", str(results / "report.html")])]
+    try:
+        ensure_latexmk(repo)
+        runs.append(("paper", ["paper"]))
+    except pytest.skip.Exception as skipped:
+        missing = str(skipped)
+    else:
+        missing = ""
+    for name, target in runs:
+        done = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory",
+                               str(work), *target, *smoke_arguments(repo)], capture_output=True, text=True,
+                              timeout=1200)
+        assert done.returncode == 0, (name, done.stdout[-3000:] + done.stderr[-3000:])
+        after = _hashes(results)
+        changed = sorted(path for path, digest in before.items() if after.get(path) != digest)
+        assert not changed, (name, changed)
+    new = sorted(set(after) - set(before))
+    assert "report.html" in new
+    assert all(path == "report.html" or path.startswith(("paper/", "logs/paper/", "logs/times-paper"))
+               for path in new), new
+    if missing:
+        pytest.skip(f"the report left the run unchanged; the paper was not built: {missing}")
+    assert "logs/times-paper.csv" in new
+    produced = json.loads((results / "paper" / "produced.json").read_text())
+    summary = _summary_counts((results / "summary.md").read_text(encoding="utf-8"))
+    for study, (findings, yes, no, inconclusive) in summary.items():
+        assert produced[study]["claims"]["findings"] == {"yes": yes, "no": no, "inconclusive": inconclusive,
+                                                        "total": findings}, study

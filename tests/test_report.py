@@ -67,3 +67,44 @@ def test_captions_shared_with_the_paper(repo, monkeypatch):
     assert heatmap.startswith("E2: throughput gain") and relative.startswith("E2: throughput with 32")
     assert caption(report, "looking_glass", "fig5_payment").startswith("E1, Figure 5")
     assert caption(report, "no_such_study", "anything") is None  # no caption: the paper names the file
+
+
+# ---------------------------------------------------------------------------
+# The summary (the report's first page) says what the run judged (issue 41).
+
+
+@pytest.fixture
+def summary(repo, monkeypatch):
+    monkeypatch.syspath_prepend(str(repo / "workflows" / "scripts"))
+    import summary
+
+    return summary
+
+
+def _claims(verdicts, reasons=None, role="finding"):
+    import pandas as pd
+
+    return pd.DataFrame({"role": role, "setting": "original", "reproduced": verdicts,
+                         "reason": reasons or [""] * len(verdicts)})
+
+
+def test_a_run_that_judges_no_finding_says_so_in_its_headline(summary):
+    import claims_common as cc
+
+    too_few = cc.evaluate_statistic([[1.0, 2.0]], lambda a, axis: a.mean(axis=axis), {"min": 0}, 5).reason
+    assert cc.too_small_to_judge(too_few)
+    line = summary.headline(_claims(["inconclusive"] * 3, [too_few, too_few, "the MariaDB was not run"]),
+                            _claims(["yes", "no"], role="check"))
+    assert line.startswith("**This run judged none of the originals' 3 findings**"), line
+    assert "2 of them because the run has fewer repeats or seeds" in line and "the other 1" in line
+    assert "reproduced" not in line and "our 2 checks beside: 1 yes, 1 no, 0 inconclusive" in line
+    judged = summary.headline(_claims(["yes", "inconclusive", "no"]), _claims([], role="check"))
+    assert judged.startswith("**1 of 3 findings of the originals reproduced** (1 no, 1 inconclusive;")
+
+
+def test_criteria_change_lines_are_cut_at_a_word(summary):
+    line = "abc1234 2026-11-27 " + "E2: the claims judge the cells whose points were drawn " * 5
+    cut = summary.shortened(line)
+    assert len(cut) <= 160 and cut.endswith(" ...")
+    assert line.startswith(cut[:-4]) and line[len(cut) - 4] == " "  # the cut falls between two words
+    assert summary.shortened("short line") == "short line"

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflows" / "scripts"))
-from study_times import group_of, report  # noqa: E402
+from study_times import fresh_path, group_of, report  # noqa: E402
 
 LOG = """\
 Select jobs to execute...
@@ -73,3 +73,18 @@ def test_a_run_with_nothing_to_do(tmp_path, capsys):
     assert report(str(log), str(tmp_path / "times.csv")) == []
     assert "no job ran" in capsys.readouterr().out
     assert not (tmp_path / "times.csv").exists()
+
+
+def test_a_later_run_writes_its_own_file_never_over_a_record(tmp_path):
+    """make repro's times.csv is the run's record: `make paper` (target paper) writes times-paper.csv,
+    and a later run of the same targets the next free name; nothing is written over (issue 41)."""
+    out = tmp_path / "logs" / "times.csv"
+    assert fresh_path(str(out)) == out
+    assert fresh_path(str(out), ["paper"]) == out.with_name("times-paper.csv")
+    assert fresh_path(str(out), ["results/tables/tpcc/throughput.csv", "key_cache"]) == \
+        out.with_name("times-key_cache+throughput.csv")
+    out.parent.mkdir()
+    out.write_text("study,jobs,busy_s,job_s\ntotal,206,100,150\n")
+    assert fresh_path(str(out)) == out.with_name("times-2.csv")
+    out.with_name("times-paper.csv").write_text("x")
+    assert fresh_path(str(out), ["paper"]) == out.with_name("times-paper-2.csv")

@@ -21,20 +21,12 @@ def planned_repeats(profile_config, study):
 
 
 def profile_configs():
-    """Every profile's config as the workflow reads it: config/quick.yaml with the profile laid over it."""
+    """Every profile's config as the workflow reads it: a file of config/ is a run's whole config."""
     import pathlib
 
     import yaml
 
-    def merge(base, over):
-        out = dict(base)
-        for key, value in over.items():
-            out[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) \
-                else value
-        return out
-
-    quick = yaml.safe_load(open(repo_file("config", "quick.yaml"), encoding="utf-8"))
-    return {path.stem: merge(quick, yaml.safe_load(path.read_text(encoding="utf-8")))
+    return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8"))
             for path in sorted(pathlib.Path(repo_file("config")).glob("*.yaml"))}
 
 

@@ -20,13 +20,13 @@ The trace simulator replays a page reference string through a policy:
 `simulate(policy, trace, capacity)`; `record_trace` runs TPC-C on the
 recording stack and writes the string in libCacheSim's formats.
 
-Command line (what the workflow calls):
+Command line:
 
-    python -m dbrepro.fifo_cache run --cache-policy soqol --pool-fraction 0.1 --warehouses 1 \
+    dbrepro run fifo_cache run --cache-policy soqol --pool-fraction 0.1 --warehouses 1 \
         --transactions 20000 --warmup-transactions 20000 --out r.json
-    python -m dbrepro.fifo_cache cells --cache-policies lru soqol --pool-fractions 0.05 0.1 --warehouses 10 \
+    dbrepro run fifo_cache cells --cache-policies lru soqol --pool-fractions 0.05 0.1 --warehouses 10 \
         --transactions 20000 --warmup-transactions 20000 --out 'scale/{policy}_w{warehouses}_p{percent}.json'
-    python -m dbrepro.fifo_cache trace --warehouses 1 --transactions 2000 --warmup-transactions 2000 \
+    dbrepro run fifo_cache trace --warehouses 1 --transactions 2000 --warmup-transactions 2000 \
         --out trace.txt --record trace.json
 """
 from __future__ import annotations
@@ -243,11 +243,14 @@ def write_trace(path: str | os.PathLike, ids: Sequence[int], trace_format: str =
 # Command line
 
 
+PROG = "dbrepro run fifo_cache"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse whose errors are one line naming the option, exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         sys.exit(2)
 
 
@@ -275,12 +278,15 @@ def _parser() -> argparse.ArgumentParser:
     from . import settings
     from .cli import DefaultsHelpFormatter
 
-    parser = _Parser(prog="python -m dbrepro.fifo_cache", description="E5: FIFO-based page cache vs LRU under TPC-C.")
+    parser = _Parser(prog=PROG, description="E5: FIFO-based page cache vs LRU under TPC-C.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     described = ("The options are the engine's run settings (engine/src/driver/tpcc/fields.cpp),\n"
                  "checked there before any work, with E5's defaults (fifo_cache.STUDY_DEFAULTS);\n"
                  "the disk stack is the study's.")
-    runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy", description=described,
+    runner = commands.add_parser("run", help="TPC-C on the disk-backed pool with one policy", prog=PROG,
+                                 description=f"`{PROG}` is `{PROG} run`; the study's other commands are "
+                                             f"`{PROG} cells` and\n`{PROG} trace` (each with --help).\n\n"
+                                             + described,
                                  formatter_class=DefaultsHelpFormatter)
     settings.add_options(runner, command_rows("run"))
     settings.add_settings_file(runner)
@@ -311,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import settings
     from .cli import CliError, _check_writable, _write
 
-    prog = "python -m dbrepro.fifo_cache"
+    prog = PROG
     parser = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in parser.commands:

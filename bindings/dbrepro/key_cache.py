@@ -22,10 +22,10 @@ cache, and its index the engine's one B-tree. The table lives in a
 directory (`table_dir`, sbtest.MYD + sbtest.MYI), built once by
 `build_table` and reused by every run; `run` without one builds a temporary table.
 
-Command line (what the workflow calls):
+Command line:
 
-    python -m dbrepro.key_cache build --table-dir DIR --rows N [--seed S] [--block-size B]
-    python -m dbrepro.key_cache run --table-dir DIR --segments 0,32,64 [--repeat R] [--mode MODE]
+    dbrepro run key_cache build --table-dir DIR --rows N [--seed S] [--block-size B]
+    dbrepro run key_cache --table-dir DIR --segments 0,32,64 [--repeat R] [--mode MODE]
         --threads 1,4 --points 10 [--index-fractions 1,0.5]
         [--grid threads=1,8:points=50:index_fractions=1]... --out FILE.json
 """
@@ -84,7 +84,8 @@ def table_info(table_dir: str | os.PathLike) -> dict[str, Any]:
     from . import _engine
 
     if not (Path(table_dir) / "sbtest.MYI").is_file():
-        raise ConfigError("table_dir", f"no sbtest table in {str(table_dir)!r} (build one first)")
+        raise ConfigError("table_dir", f"no sbtest table in {str(table_dir)!r}: build one first "
+                                      f"(`{PROG} build --table-dir DIR --rows N`, or key_cache.build_table)")
     try:
         return _engine.key_cache_table_info(directory=str(table_dir))
     except RuntimeError as error:  # truncated or foreign files: say which folder, and what to do
@@ -333,11 +334,18 @@ _register()
 # Command line
 
 
+PROG = "dbrepro run key_cache"
+# What --table-dir needs, said in the run command's help and in its error when the option is missing.
+TABLE_DIR_NEEDS = f"the folder that `{PROG} build --table-dir DIR --rows N` writes; build it first"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse whose errors are one line naming the option, exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        if "required" in message and "--table-dir" in message:
+            message += f" (--table-dir: {TABLE_DIR_NEEDS})"
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         sys.exit(2)
 
 
@@ -376,7 +384,7 @@ def _parser() -> argparse.ArgumentParser:
     from . import settings
     from .cli import DefaultsHelpFormatter
 
-    parser = _Parser(prog="python -m dbrepro.key_cache", description="E2: MariaDB's segmented key cache.")
+    parser = _Parser(prog=PROG, description="E2: MariaDB's segmented key cache.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     build = commands.add_parser("build", help="write the sbtest table into a directory")
     build.add_argument("--table-dir", required=True)
@@ -389,12 +397,15 @@ def _parser() -> argparse.ArgumentParser:
              "from special or uniform (sysbench 1.0's oltp_common)",
     )
     runner = commands.add_parser(
-        "run", help="time select_random_points, each segments value in turn per cell",
-        description="The options are the model run's settings, from the engine's table\n"
+        "run", help="time select_random_points, each segments value in turn per cell", prog=PROG,
+        description=f"--table-dir is {TABLE_DIR_NEEDS}\n"
+                    f"(its options: `{PROG} build --help`). `{PROG} run` is the same as `{PROG}`.\n\n"
+                    "The options are the model run's settings, from the engine's table\n"
                     "(engine/src/driver/key_cache/fields.cpp), checked there before any work; the\n"
                     "table's one index_fraction is --index-fractions here, a list.",
         formatter_class=DefaultsHelpFormatter)
     settings.add_options(runner, _run_rows(), required=("table_dir",))
+    _say_where_the_table_comes_from(runner)
     settings.add_settings_file(runner)
     parser.run_command = runner
     runner.add_argument(
@@ -408,6 +419,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     return parser
+
+
+def _say_where_the_table_comes_from(runner: argparse.ArgumentParser) -> None:
+    for action in runner._actions:  # argparse has no public way to reach an option's help
+        if action.dest == "table_dir":
+            action.help += f": {TABLE_DIR_NEEDS}".replace("%", "%%")
 
 
 def _option(parameter: str) -> str:
@@ -428,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             settings.apply_settings_file(parser.run_command, argv[1:], _run_rows())
         except ValueError as error:
-            print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
+            print(f"{PROG}: error: {error}", file=sys.stderr)
             return 2
     args = parser.parse_args(argv)
     try:
@@ -444,22 +461,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run(index_fractions=args.index_fractions, extra_grids=args.extra_grids,
                      **settings.given(args, _run_rows()))
     except ConfigError as error:
-        print(f"python -m dbrepro.key_cache: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)
+        print(f"{PROG}: error: {_option(error.parameter)}: {error.reason}", file=sys.stderr)
         return 2
     except (ValueError, RuntimeError, CliError) as error:
         line = (str(error).splitlines() or ["failed"])[0]
         name, colon, rest = line.partition(":")
         if colon and name.isidentifier() and hasattr(args, name):  # the engine's "buffer_bytes: ..." is an option
             line = f"{_option(name)}:{rest}"
-        print(f"python -m dbrepro.key_cache: error: {line}", file=sys.stderr)
+        print(f"{PROG}: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("python -m dbrepro.key_cache: interrupted; nothing written", file=sys.stderr)
+        print(f"{PROG}: interrupted; nothing written", file=sys.stderr)
         return 130
     try:
         _write(result, args.out)
     except CliError as error:
-        print(f"python -m dbrepro.key_cache: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     for cell in result.metrics["cells"]:
         print(f"{args.mode}: {cell['distribution']} segments={cell['segments']} threads={cell['threads']} "

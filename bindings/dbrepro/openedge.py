@@ -30,9 +30,12 @@ started and stopped by the run. The steps of one run are interleaved across
 repeats (0 1 2 3, 0 1 2 3, ...) against one database, and every step must
 return the same tuples (`results_agree`).
 
-Command line (what the workflow calls):
+Command line:
 
-    python -m dbrepro.openedge --rows N --servers M --users U --repeats R --out FILE.json
+    dbrepro run openedge --rows N --servers M --users U --repeats R --out FILE.json
+
+It prints a progress line per run on stderr when stderr is a terminal (never
+into a pipe or a file; --no-progress: never).
 """
 from __future__ import annotations
 
@@ -186,7 +189,10 @@ FRAME_ROWS[KIND] = run_rows
 
 
 # ---------------------------------------------------------------------------
-# Command line: python -m dbrepro.openedge --out run.json ...
+# Command line: dbrepro run openedge --out run.json ...
+
+
+PROG = "dbrepro run openedge"
 
 
 def build_parser():
@@ -194,10 +200,12 @@ def build_parser():
     from . import settings
     from .cli import DefaultsHelpFormatter, OneLineErrorParser
 
-    parser = OneLineErrorParser(prog="dbrepro.openedge", description=__doc__, formatter_class=DefaultsHelpFormatter)
+    parser = OneLineErrorParser(prog=PROG, description=__doc__, formatter_class=DefaultsHelpFormatter)
     settings.add_options(parser, config_fields())
     settings.add_settings_file(parser)
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false", default=None,
+                        help="no progress line on stderr (default: shown when stderr is a terminal)")
     return parser
 
 
@@ -205,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .cli import CliError, _check_writable, _write
 
     def fail(message: str, code: int = 2) -> int:
-        print(f"dbrepro.openedge: error: {message}", file=sys.stderr)
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         return code
 
     try:
@@ -219,10 +227,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(done: int, total: int) -> None:
         print(f"openedge: {done}/{total} runs", file=sys.stderr, flush=True)
 
+    shown = sys.stderr.isatty() if args.progress is None else args.progress
     try:
         from . import settings
 
-        result = run_ladder(progress=progress, **settings.given(args, config_fields()))
+        result = run_ladder(progress=progress if shown else None, **settings.given(args, config_fields()))
     except ConfigError as error:
         return fail(f"{settings.option(error.parameter)}: {error.reason}")
     except ValueError as error:  # the engine's own checks, e.g. an address it cannot parse

@@ -38,7 +38,9 @@ Session length: `calibrate` measures the CPU time of one unit alone and
 `size_sessions` turns a session length in seconds into units (the workflow
 sizes sessions at the article's ratio of quantum to session length).
 
-Command line (used by the workflow): python -m dbrepro.quantum --out run.json ...
+Command line:
+
+    dbrepro run quantum --scheduler engine --workload cpu --quantum-ms 20 --out run.json
 """
 from __future__ import annotations
 
@@ -413,7 +415,10 @@ FRAME_ROWS[KIND] = _quantum_rows
 
 
 # ---------------------------------------------------------------------------
-# Command line: python -m dbrepro.quantum --out run.json ...
+# Command line: dbrepro run quantum --out run.json ...
+
+
+PROG = "dbrepro run quantum"
 
 
 def build_parser():
@@ -421,7 +426,7 @@ def build_parser():
     from . import settings
     from .cli import DefaultsHelpFormatter, OneLineErrorParser
 
-    parser = OneLineErrorParser(prog="dbrepro.quantum", description=__doc__, formatter_class=DefaultsHelpFormatter)
+    parser = OneLineErrorParser(prog=PROG, description=__doc__, formatter_class=DefaultsHelpFormatter)
     settings.add_options(parser, config_fields())
     settings.add_settings_file(parser)
     parser.add_argument("--sizing", help="a sizing record (JSON, from size_sessions): its cpu_iterations or passes "
@@ -449,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .cli import CliError, _check_writable, _write
 
     def fail(message: str, code: int = 2) -> int:
-        print(f"dbrepro.quantum: error: {message}", file=sys.stderr)
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         return code
 
     try:

@@ -150,8 +150,49 @@ def resolve_theirs(template: str, paper: dict) -> str:
     return PLACEHOLDER.sub(value, template)
 
 
-def load_criteria(path_or_study) -> Criteria:
-    """A study's criteria file (a path, or a study name under workflows/claims/), checked."""
+def run_setting(config: dict, dotted: str):
+    """A setting of the run's config by its dotted path (a KeyError naming it where the config lacks it)."""
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(f"{dotted}: no {part!r} in the run's config")
+        node = node[part]
+    return node
+
+
+SETTING_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+(?:\|[A-Za-z0-9_.]+)*)(:[^}]*)?\}")
+
+
+def resolve_setting_note(template: str, config: dict | None) -> str:
+    """A `setting_note` with each {dotted.path[:format]} replaced by that setting of the run's own
+    config (a list as its items, comma-separated; {a|b}: a, or b where a is null), so the note says
+    what this run ran, never a profile's words; without a config (a script run by hand) each
+    names its setting instead."""
+    def value(match):
+        paths = match.group(1).split("|")
+        if config is None:
+            return f"the profile's {paths[0]}"
+        for path in paths:  # the first set: a later one stands in where an earlier one is missing or null
+            try:
+                found = run_setting(config, path)
+            except KeyError:
+                if path == paths[-1]:
+                    raise
+                continue
+            if found is not None or path == paths[-1]:
+                break
+
+        def shown(item):
+            return format(item, match.group(2)[1:]) if match.group(2) else str(item)
+
+        return ", ".join(map(shown, found)) if isinstance(found, list) else shown(found)
+
+    return SETTING_PLACEHOLDER.sub(value, template)
+
+
+def load_criteria(path_or_study, run_config: dict | None = None) -> Criteria:
+    """A study's criteria file (a path, or a study name under workflows/claims/), checked; its
+    setting notes filled from `run_config`, the run's config (the workflow's)."""
     path = Path(path_or_study)
     if not path.suffix:
         path = criteria_path(str(path_or_study))
@@ -172,6 +213,8 @@ def load_criteria(path_or_study) -> Criteria:
         elif spec["kind"] != "count":
             raise ValueError(f"{path}: claim {spec['id']}: kind {spec['kind']!r} is neither count nor timed")
         spec = {**spec, "theirs": resolve_theirs(str(spec["theirs"]), paper)}
+        if spec.get("setting_note"):
+            spec["setting_note"] = resolve_setting_note(str(spec["setting_note"]), run_config)
         claims[spec["id"]] = Criterion(spec)
     min_seeds = data.get("min_seeds", 1)
     if isinstance(min_seeds, bool) or not isinstance(min_seeds, int) or min_seeds < 1:
@@ -402,8 +445,8 @@ def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_r
         return not_judged(f"this profile ({JUDGING.profile}) plans {JUDGING.planned_repeats} repeat(s); the "
                           f"criterion needs {min_repeats}", JUDGING.judged_by, value=value, **common)
     if repeats < min_repeats:
-        return Outcome("inconclusive", value, reason=f"{repeats} repeat(s), fewer than the {min_repeats} the "
-                                                     "criterion needs", **common)
+        return Outcome("inconclusive", value, reason=f"{repeats} repeat(s), fewer than the {min_repeats} "
+                                                     f"{TOO_FEW_REPEATS}", **common)
     if not math.isfinite(value):
         return Outcome("inconclusive", value, reason="the effect is undefined (a zero median)", **common)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -594,7 +637,7 @@ def across_seeds(per_seed: dict, min_seeds: int = 1) -> ClaimResult:
     if len(seeds) < min_seeds and first.role == "finding":
         verdict = "inconclusive"
         reason = (f"counted on {len(seeds)} seed(s) ({', '.join(map(str, seeds))}); a count finding needs "
-                  f"{min_seeds} (min_seeds in the criteria file)")
+                  f"{min_seeds} {TOO_FEW_SEEDS}")
     elif len(kinds) == 1:
         verdict = kinds.pop()
         reason = first.outcome.reason if verdict != "yes" else ""
@@ -704,6 +747,31 @@ def judged(items):
     if hasattr(items, "columns"):
         return items[items["reproduced"] != NOT_JUDGED]
     return [r for r in items if r.outcome.reproduced != NOT_JUDGED]
+
+
+def split_roles(frame):
+    """A claims table's findings and checks (a table from before roles were told apart: all findings)."""
+    if "role" not in frame:
+        return frame, frame.iloc[0:0]
+    return frame[frame["role"] == "finding"], frame[frame["role"] == "check"]
+
+
+def role_counts(frame) -> dict[str, dict[str, int]]:
+    """{"findings": {yes, no, inconclusive, total}, "checks": {...}} of a claims table: the one
+    count that the summary, the report's summary page and the paper all print."""
+    return {name: {**counts(part), "total": len(part)} for name, part in zip(("findings", "checks"),
+                                                                             split_roles(frame))}
+
+
+# How evaluate_statistic and across_seeds word an outcome left inconclusive for the run's size.
+TOO_FEW_REPEATS = "the criterion needs"
+TOO_FEW_SEEDS = "(min_seeds in the criteria file)"
+
+
+def too_small_to_judge(reason: str) -> bool:
+    """Whether an inconclusive outcome's reason is that the run had fewer repeats or seeds than
+    the criterion needs (not that the interval straddled the band)."""
+    return TOO_FEW_REPEATS in str(reason) or TOO_FEW_SEEDS in str(reason)
 
 
 def headline(results: Sequence[ClaimResult]) -> str:

@@ -12,6 +12,7 @@ claims.md.
 """
 
 import argparse
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -219,10 +220,11 @@ def judged(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria
     return cc.judge_on_seeds(found, on_seed, sorted(grid_seeds | scale_seeds), criteria.min_seeds)
 
 
-def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_paths=()) -> pd.DataFrame:
+def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_paths=(),
+         run_config=None) -> pd.DataFrame:
     from fifo_cache_table import run_row, scale_row
 
-    criteria = cc.load_criteria(criteria_path or "fifo_cache")
+    criteria = cc.load_criteria(criteria_path or "fifo_cache", run_config)
     runs = pd.DataFrame([run_row(p) for p in run_paths])
     if "source" not in runs:  # the record's path names its repeat (results/raw/fifo_cache/rep<r>/...)
         runs["source"] = [str(p) for p in run_paths]
@@ -238,7 +240,8 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_pat
 if "snakemake" in globals():
     cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
-    common.run_logged(snakemake.log[0], main, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
+    common.run_logged(snakemake.log[0], partial(main, run_config=snakemake.config), i.paper,  # noqa: F821
+                      snakemake.output.csv, snakemake.output.md,  # noqa: F821
                       list(i.runs), i.criteria, list(i.scale))
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

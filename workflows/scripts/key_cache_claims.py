@@ -14,6 +14,7 @@ Run by Snakemake (rule key_cache_claims), or by hand:
 
 import argparse
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -351,11 +352,11 @@ def in_scope(frame: pd.DataFrame | None, scope: dict) -> pd.DataFrame | None:
 
 
 def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_paths=(),
-         mariadb_skipped_reason="", model_vs_real_path=None) -> pd.DataFrame:
+         mariadb_skipped_reason="", model_vs_real_path=None, run_config=None) -> pd.DataFrame:
     from dbrepro import key_cache, key_cache_mariadb  # noqa: F401 (register the table rows)
     from dbrepro.records import load_runs
 
-    criteria = cc.load_criteria(criteria_path or "key_cache")
+    criteria = cc.load_criteria(criteria_path or "key_cache", run_config)
     mariadb = in_scope(load_runs(mariadb_paths), criteria.scope) if mariadb_paths else None
     model = in_scope(load_runs(run_paths), criteria.scope)
     vs = pd.read_csv(model_vs_real_path) if model_vs_real_path else None
@@ -370,7 +371,8 @@ def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_p
 if "snakemake" in globals():
     cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
-    common.run_logged(snakemake.log[0], main, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
+    common.run_logged(snakemake.log[0], partial(main, run_config=snakemake.config), i.paper,  # noqa: F821
+                      snakemake.output.csv, snakemake.output.md,  # noqa: F821
                       list(i.runs), i.criteria, list(i.mariadb_runs), snakemake.params.settings["mariadb_skipped"],  # noqa: F821
                       i.model_vs_real)
 elif __name__ == "__main__":

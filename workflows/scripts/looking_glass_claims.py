@@ -380,8 +380,8 @@ def judged(tables: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
                              list(by_seed), criteria.min_seeds)
 
 
-def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=None) -> pd.DataFrame:
-    criteria = cc.load_criteria(criteria_path or "looking_glass")
+def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=None, run_config=None) -> pd.DataFrame:
+    criteria = cc.load_criteria(criteria_path or "looking_glass", run_config)
     results = judged(tables, criteria)
     backend = common.backend_of(tables.instructions)
     preamble = (f"Harizopoulos et al., *OLTP through the looking glass*, SIGMOD 2008, against the dbrepro engine "
@@ -403,6 +403,7 @@ if "snakemake" in globals():
             snakemake.output.md,  # noqa: F821
             snakemake.config.get("profile", ""),  # noqa: F821
             inputs.criteria,
+            snakemake.config,  # noqa: F821
         ),
     )
 elif __name__ == "__main__":

@@ -200,8 +200,8 @@ def judged(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None)
 
 
 def main(runs_path, traffic_path, scan_path, latency_path, paper_path, csv_path, md_path,
-         criteria_path=None) -> pd.DataFrame:
-    criteria = cc.load_criteria(criteria_path or "openedge")
+         criteria_path=None, run_config=None) -> pd.DataFrame:
+    criteria = cc.load_criteria(criteria_path or "openedge", run_config)
     runs, latency = pd.read_csv(runs_path), pd.read_csv(latency_path)
     found = judged(runs, pd.read_csv(traffic_path), common.load_paper(paper_path), criteria,
                    pd.read_csv(scan_path), latency)
@@ -212,7 +212,7 @@ if "snakemake" in globals():
     cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.runs, i.traffic, i.scan, i.latency, i.paper,  # noqa: F821
-                      snakemake.output.csv, snakemake.output.md, i.criteria)  # noqa: F821
+                      snakemake.output.csv, snakemake.output.md, i.criteria, snakemake.config)  # noqa: F821
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("runs", "traffic", "scan", "latency", "paper", "csv", "md"):

@@ -40,8 +40,8 @@ def cell(value) -> str:
 
 
 def claims_tex(claims: pd.DataFrame) -> str:
-    """A study's claims.csv (claim, ours, theirs, reproduced) as a longtable
-    that breaks across pages; claims that do not reproduce are marked."""
+    """Claims of a study's claims.csv (claim, ours, theirs, reproduced; its findings or its
+    checks) as a longtable that breaks across pages; claims that do not reproduce are marked."""
     missing = {"claim", "ours", "theirs", "reproduced"} - set(claims.columns)
     if missing:
         raise ValueError(f"claims table lacks the columns {sorted(missing)}")
@@ -85,9 +85,3 @@ def table_tex(table: pd.DataFrame, columns: list[str] | None = None, max_rows: i
     if len(table) > len(shown):
         lines.append(rf"\par\smallskip{{\footnotesize {len(table) - len(shown)} more rows in the CSV.}}")
     return "\n".join(lines) + "\n"
-
-
-def claims_count(claims: pd.DataFrame) -> tuple[int, int]:
-    """(claims reproduced, claims) of a claims table."""
-    reproduced = claims["reproduced"].astype(str).str.strip().str.lower().isin(["yes", "true", "1"])
-    return int(reproduced.sum()), len(claims)

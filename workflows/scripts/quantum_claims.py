@@ -319,10 +319,11 @@ def per_repeat_runs(record_paths) -> pd.DataFrame | None:
     return rows
 
 
-def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_path=None) -> pd.DataFrame:
+def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_path=None,
+         run_config=None) -> pd.DataFrame:
     runs = pd.read_csv(runs_path, dtype={"quantum_ms": str})
     paper = load_paper(paper_path)
-    criteria = cc.load_criteria(criteria_path or "quantum")
+    criteria = cc.load_criteria(criteria_path or "quantum", run_config)
     per_repeat = per_repeat_runs(list(record_paths))
     found, others = [], []
     if "placement" not in runs:
@@ -359,6 +360,6 @@ if "snakemake" in globals():
         sys.stderr = log
         i = snakemake.input  # noqa: F821
         main(i.runs, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
-             list(i.get("records", [])), i.criteria)
+             list(i.get("records", [])), i.criteria, snakemake.config)  # noqa: F821
 elif __name__ == "__main__":
     main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])

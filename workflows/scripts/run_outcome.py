@@ -31,9 +31,25 @@ def _study_lines(results: Path) -> list[str]:
     return lines
 
 
+def variation_line(results: Path) -> str:
+    """For a variation (make repro VARY=...), that its settings differ from the profile's, from the
+    run's variation.yaml (variation.py wrote it); empty for a profile's own run."""
+    import yaml
+
+    path = results / "variation.yaml"
+    varied = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("variation") if path.is_file() else ""
+    if not varied:
+        return ""
+    return (f"varied: {varied} -- this run's settings differ from the profile's ({path}), so its verdicts "
+            "are about these settings, not the profile's")
+
+
 def outcome(results: Path, report: Path | None = None) -> str:
     summary = results / "summary.md"
     out = ["", "What came out:", ""]
+    varied = variation_line(results)
+    if varied:
+        out += [varied, ""]
     if summary.is_file():
         lines = summary.read_text(encoding="utf-8").splitlines()
         headline = next((line for line in lines if line.startswith("**") and "findings" in line), "")
@@ -47,7 +63,7 @@ def outcome(results: Path, report: Path | None = None) -> str:
         out += studies + [""]
     where = [("summary", summary), ("summary (HTML)", results / "summary.html"),
              ("report", report or results / "report.html"), ("paper", results / "paper" / "paper.pdf"),
-             ("where the minutes went", results / "logs" / "times.csv")]
+             *(("where the minutes went", path) for path in sorted((results / "logs").glob("times*.csv")))]
     out += [f"{name:>24}: {path}" for name, path in where if path.is_file()]
     return "\n".join(out)
 

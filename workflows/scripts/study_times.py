@@ -4,13 +4,19 @@ belongs to (the rule's name starts with the study's). Printed at the end of
 every run (the Snakefile's onsuccess) and written to results/logs/times.csv,
 so a profile's budget per study is measured, not guessed (issue 20).
 
+A run's records are written once (issue 41): a run with targets of its own
+(`make paper`, one study alone) writes times-<targets>.csv, and a file that
+exists is never written over: a later run takes the next free name
+(times-2.csv, times-paper-2.csv, ...).
+
 - busy: the time at least one of the study's jobs was running (the union of
   its jobs' intervals), the study's share of the run's wall time;
 - job time: the sum of its jobs' times (more than busy where jobs overlapped).
 Studies overlap each other on a machine with several cores, so the busy
 times add up to more than the total.
 
-By hand:  python workflows/scripts/study_times.py .snakemake/log/<run>.snakemake.log [OUT.csv]
+By hand:  python workflows/scripts/study_times.py .snakemake/log/<run>.snakemake.log [OUT.csv [TARGET...]]
+          (OUT.csv, or with targets OUT-<targets>.csv; the next free name where that exists)
 """
 
 import csv
@@ -122,7 +128,25 @@ def report(log_path: str, out_csv: str | None = None) -> list[dict]:
     return rows
 
 
+def target_label(targets) -> str:
+    """The run's targets as a file-name word: a rule by its name, a file by its stem; '' for the default."""
+    words = sorted({re.sub(r"[^A-Za-z0-9_.]+", "_", Path(t).stem if "/" in t else t).strip("_.") for t in targets})
+    return "+".join(word for word in words if word)[:80]
+
+
+def fresh_path(out_csv: str, targets=()) -> Path:
+    """Where this run's times go: OUT.csv, OUT-<targets>.csv for a run with targets of its own,
+    numbered (-2, -3, ...) where that file exists already, so no run's record is written over."""
+    out = Path(out_csv)
+    label = target_label(targets)
+    stem = f"{out.stem}-{label}" if label else out.stem
+    path, n = out.with_name(stem + out.suffix), 2
+    while path.exists():
+        path, n = out.with_name(f"{stem}-{n}{out.suffix}"), n + 1
+    return path
+
+
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: study_times.py SNAKEMAKE_LOG [OUT.csv]")
-    report(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None)
+    if len(sys.argv) < 2:
+        sys.exit("usage: study_times.py SNAKEMAKE_LOG [OUT.csv [TARGET...]]")
+    report(sys.argv[1], str(fresh_path(sys.argv[2], sys.argv[3:])) if len(sys.argv) >= 3 else None)

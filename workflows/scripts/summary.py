@@ -186,7 +186,15 @@ def criteria_changes(repo: Path | None = None) -> list[str]:
         return [f"(the criteria's history could not be read from git: {error})"]
     if done.returncode != 0:
         return [f"(the criteria's history could not be read from git: {done.stderr.strip()[:120]})"]
-    return [line[:160] for line in done.stdout.splitlines()]
+    return [shortened(line) for line in done.stdout.splitlines()]
+
+
+def shortened(line: str, width: int = 160) -> str:
+    """`line` cut to at most `width` characters at a word's end, '...' saying it was cut."""
+    if len(line) <= width:
+        return line
+    cut = line[:width - 4]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + " ..."
 
 
 def _foreign_load_line(results: Path, study: str) -> str:
@@ -216,12 +224,6 @@ def spread_lines(results: Path) -> dict[str, str]:
                         f"{worst['ratio_cv_pct']:.1f}%: {worst['cell']}, {worst['arm']} / {worst['reference']}, "
                         f"{worst['cell_length']}); `python benchmarks/run_spread.py {results.as_posix()}` lists every cell")
     return lines
-
-
-def _roles(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    if "role" not in frame:  # a claims.csv from before findings and checks were told apart
-        return frame, frame.iloc[0:0]
-    return frame[frame["role"] == "finding"], frame[frame["role"] == "check"]
 
 
 def _at(findings: pd.DataFrame, setting: str) -> str:
@@ -275,7 +277,7 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         path = claims_paths.get(study)
         if path is None or not Path(path).is_file():
             continue
-        findings, checks = _roles(pd.read_csv(path, keep_default_na=False))
+        findings, checks = cc.split_roles(pd.read_csv(path, keep_default_na=False))
         total_findings.append(findings)
         total_checks.append(checks)
         f, c = cc.counts(findings), cc.counts(checks)
@@ -298,14 +300,36 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         lines.append(f"| all | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
                      f"{f[cc.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
-        judged = cc.judged(findings)
-        apart = (f"; {f[cc.NOT_JUDGED]} of {len(findings)} not judged by this profile (docs/verdicts.md, "
-                 f"\"Not judged here\")" if f[cc.NOT_JUDGED] else "")
-        lines[1:1] = ["", f"**{f['yes']} of {len(judged)} judged findings of the originals reproduced** ({f['no']} no, "
-                          f"{f['inconclusive']} inconclusive; at the original setting {_at(judged, 'original')}, "
-                          f"at a scaled one {_at(judged, 'scaled')}){apart}; our {len(checks)} checks beside: "
-                          f"{c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive.", ""]
+        lines[1:1] = ["", headline(findings, checks), ""]
     return "\n".join(lines + sections) + "\n"
+
+
+def headline(findings: pd.DataFrame, checks: pd.DataFrame) -> str:
+    """The run's one line: the originals' judged findings reproduced, those this profile does not
+    judge counted apart (docs/verdicts.md, "Not judged here"); or, where the run judged none yes
+    or no (a profile too small to judge), that it judged none and why."""
+    f, c = cc.counts(findings), cc.counts(checks)
+    judged = cc.judged(findings)
+    beside = (f"our {len(checks)} checks beside: {c['yes']} yes, {c['no']} no, "
+              f"{c['inconclusive']} inconclusive.")
+    apart = (f"; {f[cc.NOT_JUDGED]} of {len(findings)} not judged by this profile (docs/verdicts.md, "
+             f"\"Not judged here\")" if f[cc.NOT_JUDGED] else "")
+    if len(findings) and f["yes"] + f["no"] == 0:
+        small = int(judged["reason"].map(cc.too_small_to_judge).sum()) if "reason" in judged else 0
+        parts = []
+        if f[cc.NOT_JUDGED]:
+            parts.append(f"{f[cc.NOT_JUDGED]} not judged by this profile (it plans fewer repeats or cells than "
+                         "their criteria need; each row names the profile that judges it)")
+        if small:
+            parts.append(f"{small} inconclusive because the run has fewer repeats or seeds than the criterion needs")
+        rest = f["inconclusive"] - small
+        if rest:
+            parts.append(f"{rest} inconclusive for the reasons each study's claims.md gives")
+        return (f"**This run judged none of the originals' {len(findings)} findings**: {'; '.join(parts)}. "
+                "It shows that the workflow runs, not whether the findings hold; " + beside)
+    return (f"**{f['yes']} of {len(judged)} judged findings of the originals reproduced** ({f['no']} no, "
+            f"{f['inconclusive']} inconclusive; at the original setting {_at(judged, 'original')}, "
+            f"at a scaled one {_at(judged, 'scaled')}){apart}; " + beside)
 
 
 def markdown_to_html(text: str) -> str:

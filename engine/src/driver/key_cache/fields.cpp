@@ -50,7 +50,7 @@ std::string distributions_text(const std::vector<sysbench::KeyDistribution>& lis
 }
 
 const std::array<KeyCacheField, 16> kKeyCacheFields = {{
-    {"table_dir", FieldType::kText, "", "a folder", "the directory holding sbtest (key_cache_build_table)",
+    {"table_dir", FieldType::kText, "", "a folder", "the folder holding the sbtest table (key_cache.build_table writes it)",
      [](KeyCacheRunConfig& c, const FieldValue& v) { c.table_dir = text_of("table_dir", v); },
      [](const KeyCacheRunConfig& c) { return FieldValue{c.table_dir}; }},
     {"segments", FieldType::kUnsignedList, "", "each 0..64, none twice", "key_cache_segments values (0: off), each run in turn in every cell",

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <stdexcept>
+#include <string>
 
 #include "driver/quantum/run.hpp"
 
@@ -59,10 +60,16 @@ const std::array<SessionsField, 14> kSessionsFields = {{
      "cpu (register-bound) or memory (full scans of one shared table through a latched buffer cache)",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.workload = parse_workload(text_of("workload", v)); },
      [](const SessionsRunConfig& c) { return FieldValue{std::string(workload_name(c.sessions.workload))}; }},
-    {"cpus", FieldType::kUnsigned, "", "0..CPUs", "CPUs used, the first of this process's (0: all of them); sessions spread evenly",
+    {"cpus", FieldType::kUnsigned, "", "0..CPUs",
+     "CPUs used, the first of this process's (0: all of them; CPUs: how many it may run on); sessions spread evenly",
      [](SessionsRunConfig& c, const FieldValue& v) {
        const u32 n = unsigned_of<u32>("cpus", v);
-       c.sessions.cpus = n == 0 ? available_cpus() : n;
+       const u32 cpus = available_cpus();
+       // The same range as the row states, with this machine's CPUs named.
+       if (n > cpus)
+         throw std::invalid_argument("cpus: must be in 0..CPUs (0: all of them; this process may run on " +
+                                     std::to_string(cpus) + "), got " + std::to_string(n));
+       c.sessions.cpus = n == 0 ? cpus : n;
      },
      [](const SessionsRunConfig& c) { return integer(c.sessions.cpus); }},
     {"placement", FieldType::kText, "", "pinned, unpinned",
