@@ -4,14 +4,23 @@ file, against the server's CPU time per query, at the most threads both ran, seg
 off and the most segments.
 
     python figures/key_cache_mutex_account.py results/tables/key_cache/mutex_account.csv out.png out.pdf
+
+Importable: `from figures.key_cache_mutex_account import plot`.
 """
+from __future__ import annotations
+
 import sys
 
 import numpy as np
 import pandas as pd
 
-import style
+if __package__:
+    from . import style
+else:
+    import style
 
+# Who each bar is: the model (our engine) or the real MariaDB, in the words of every legend.
+SOURCES = {"model": style.MODEL.replace(" (", "\n("), "mariadb": style.real("MariaDB")}
 PARTS = {
     "wait_us_per_query": {"color": "#D55E00", "label": "acquiring the key cache mutex"},
     "data_file_us_per_query": {"color": "#009E73", "label": "reading rows (data file, performance_schema)"},
@@ -30,8 +39,8 @@ def plot(account: pd.DataFrame):
     table = table[(table["threads"] == threads)
                   & table["segments"].isin([0, int(table["segments"].max())])].sort_values(
                       ["distribution", "source", "segments"])
-    labels = [f"{r.source}\n{r.distribution}\n{'off' if r.segments == 0 else f'{r.segments} seg.'}"
-              for r in table.itertuples()]
+    labels = [f"{SOURCES.get(r.source, r.source)}\n{r.distribution}\n"
+              f"{'off' if r.segments == 0 else f'{r.segments} seg.'}" for r in table.itertuples()]
     x = np.arange(len(table))
     bottom = np.zeros(len(table))
     for column, look in PARTS.items():

@@ -23,8 +23,8 @@ if __package__:  # imported as figures.looking_glass_switches
 else:  # run as a script: this file's folder is on sys.path
     import style
 
-OURS = {"color": "#0072B2", "label": "ours (dbrepro engine)"}
-THEIRS = {"color": "#D55E00", "label": "paper (Shore, Figure 7)"}
+OURS = {"color": "#0072B2", "label": style.MODEL}
+THEIRS = {"color": "#D55E00", "label": style.original("Shore, Figure 7")}
 
 
 def _annotate(ax, values, positions, fmt: str) -> None:

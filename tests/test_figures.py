@@ -1,20 +1,61 @@
-"""When the figures are drawn (issue 41): a figure whose data a profile does
-not produce is not registered (no rule instance, no caption in the report),
-and the report's summary names it with the profiles that draw it
-(register_figure's drawn_when, workflows/common.smk).
+"""What the figures show and when they are drawn (issue 41).
+
+- A figure whose data a profile does not produce is not registered (no rule
+  instance, no caption in the report), and the report's summary names it with
+  the profiles that draw it (register_figure's drawn_when, workflows/common.smk).
+- Every legend names the model (our engine), the real system and the original
+  (the article) in the same distinct words (figures/style.py), checked on small
+  hand-made tables; E2's figures say which draw of the points they show.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 from workflow_helpers import profile
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def style(monkeypatch_module):
+    monkeypatch_module.syspath_prepend(str(REPO))
+    from figures import style
+
+    return style
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def texts(fig) -> list[str]:
+    """Every legend entry and title, panel title, suptitle and x tick label of a figure."""
+    fig.canvas.draw()
+    found = []
+    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    for legend in filter(None, legends):
+        found += [text.get_text() for text in legend.get_texts()] + [legend.get_title().get_text()]
+    for ax in fig.axes:
+        found += [ax.get_title()] + [label.get_text() for label in ax.get_xticklabels()]
+    if fig._suptitle is not None:
+        found.append(fig._suptitle.get_text())
+    return [text for text in found if text]
+
+
+def legend_labels(fig) -> list[str]:
+    labels = []
+    for legend in filter(None, [ax.get_legend() for ax in fig.axes] + list(fig.legends)):
+        labels += [text.get_text() for text in legend.get_texts()]
+    return labels
 
 
 # ---------------------------------------------------------------------------
@@ -104,3 +145,105 @@ def test_cache_size_rule_matches_the_table_it_draws(parsed, monkeypatch):
                 for p in grid["points"] for t in grid["threads"] for s in kc["segments"]]
         table = cache_sizes_table(pd.DataFrame(rows).drop_duplicates())
         assert (len(table) > 0) == swept({"key_cache": kc}), name
+
+
+# ---------------------------------------------------------------------------
+# Legends: the model, the real system and the original, named distinctly
+
+
+def test_the_three_sources_have_distinct_names(style):
+    names = [style.MODEL, style.real("MariaDB"), style.ORIGINAL, style.original("pitbull")]
+    assert len({name.split(" ")[0].rstrip(":,") for name in names[:3]}) == 3  # model, real, original
+    assert style.model("x").startswith(style.MODEL) and style.original("x").startswith("original")
+    assert "ours" not in " ".join(names)
+
+
+def test_no_figure_labels_a_line_ours_or_paper():
+    """The words a legend used to give the model and our runs with the paper's inputs."""
+    for script in sorted((REPO / "figures").glob("*.py")):
+        text = script.read_text()
+        assert not re.search(r"label=f?[\"'](ours|paper \()", text), script.name
+        assert not re.search(r"set_title\(f?[\"'](ours|paper):", text), script.name
+
+
+def key_cache_relative_table() -> pd.DataFrame:
+    rows = []
+    for distribution, gain in (("special", 10.0), ("uniform", 72.0)):
+        for segments in (32, 64):
+            rows.append({"distribution": distribution, "index_fraction": 1.0, "points": 10, "segments": segments,
+                         "source": "ours", "1": -1.0, "4": gain})
+    for machine, gain in (("pitbull", 55.0), ("perro", 6.0)):
+        for segments in (32, 64):
+            rows.append({"distribution": "special", "index_fraction": 1.0, "points": 10, "segments": segments,
+                         "source": machine, "1": -3.0, "4": gain})
+    return pd.DataFrame(rows)
+
+
+def test_key_cache_relative_draws_both_draws_and_names_the_sources(style):
+    from figures.key_cache_relative import plot
+
+    fig = plot(key_cache_relative_table())
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 2  # a row per draw, one P
+    assert "special" in titles[0] and "uniform" in titles[1]
+    labels = legend_labels(fig)
+    assert f"{style.MODEL}, 64 segments" in labels
+    assert any(label.startswith("original: pitbull") and "24 hardware threads" in label for label in labels)
+    assert any(label.startswith("original: perro") and "4 cores" in label for label in labels)
+    # The uniform panel holds the model's largest gain (the summary's headline) beside the original's.
+    uniform = fig.axes[1]
+    model_lines = [line for line in uniform.get_lines() if line.get_label().startswith(style.MODEL)]
+    assert max(float(np.max(line.get_ydata())) for line in model_lines) == 72.0
+    assert any(line.get_label().startswith("original") for line in uniform.get_lines())
+
+
+def test_key_cache_heatmap_panels_per_draw_without_gridlines(style):
+    from figures.key_cache_heatmap import plot
+
+    rows = [{"distribution": d, "index_fraction": 1.0, "points": 10, "threads": t, "segments": s,
+             "qps_median": 1000.0 * (1 + (gain if s else 0) / 100), "rows": 20000, "cpu_count": 2}
+            for d, gain in (("special", 10.0), ("uniform", 72.0)) for t in (1, 4) for s in (0, 32)]
+    fig = plot(pd.DataFrame(rows))
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.images]
+    assert len(panels) == 2 and "special" in panels[0].get_title() and "uniform" in panels[1].get_title()
+    assert "+72" in [text.get_text() for text in panels[1].texts]
+    assert style.MODEL in fig._suptitle.get_text()
+    for ax in panels:  # the style's gridlines would cross the cells' labels
+        assert not [line for line in ax.get_xgridlines() + ax.get_ygridlines() if line.get_visible()]
+
+
+def test_key_cache_mariadb_names_model_real_and_original(style):
+    from figures.key_cache_mariadb import plot
+
+    gains = pd.DataFrame([{"distribution": "special", "points": 10, "threads": t, "segments": s,
+                           "mariadb_gain": 5.0 * t, "ci_low": 4.0 * t, "ci_high": 6.0 * t, "model_gain": 3.0 * t,
+                           "pitbull": 50.0, "perro": 5.0, "loadavg_1m_median": 1.0}
+                          for t in (1, 4) for s in (32, 64)])
+    fig = plot(gains)
+    labels = legend_labels(fig)
+    assert f"{style.MODEL}, 32 segments" in labels
+    assert f"{style.real('MariaDB')}, 32 segments (95% CI)" in labels
+    assert [label for label in labels if label.startswith("original: pitbull")]
+    assert "special" in fig.axes[0].get_title()
+
+
+def test_key_cache_mutex_account_names_model_and_real(style):
+    from figures.key_cache_mutex_account import plot
+
+    account = pd.DataFrame([{"source": source, "distribution": "special", "points": 10, "threads": 4,
+                             "segments": s, "wait_us_per_query": 1.0, "data_file_us_per_query": 2.0,
+                             "server_cpu_us_per_query": 5.0}
+                            for source in ("model", "mariadb") for s in (0, 32)])
+    ticks = " ".join(texts(plot(account)))
+    assert style.MODEL.replace(" (", "\n(") in ticks and style.real("MariaDB") in ticks
+
+
+def test_tpcc_legend_says_both_variants_are_our_runs(style):
+    from figures.tpcc_throughput import plot
+
+    table = pd.DataFrame({"variant": ["paper", "spec"], "warehouses": [1, 1], "repeats": [3, 3],
+                          "tps_median": [1000.0, 800.0], "tps_min": [950.0, 790.0], "tps_max": [1100.0, 850.0]})
+    labels = legend_labels(plot(table))
+    assert len(labels) == 2 and all(label.startswith(style.MODEL) for label in labels)
+    assert "Harizopoulos" in labels[0] and "specification" in labels[1]
