@@ -247,3 +247,39 @@ def test_tpcc_legend_says_both_variants_are_our_runs(style):
     labels = legend_labels(plot(table))
     assert len(labels) == 2 and all(label.startswith(style.MODEL) for label in labels)
     assert "Harizopoulos" in labels[0] and "specification" in labels[1]
+
+
+def quantum_runs(schedulers=("os_rr",)) -> pd.DataFrame:
+    rows = []
+    for scheduler in schedulers:
+        quanta = ("fair",) if scheduler == "os_fair" else ("4", "20")
+        for workload, spcs in (("cpu", (1, 5)), ("memory", (1, 3, 6))):
+            for q in quanta:
+                for n in spcs:
+                    mean = n * (1.0 if q != "20" else 0.9)
+                    rows.append({"scheduler": scheduler, "placement": "pinned", "workload": workload,
+                                 "quantum_ms": q, "sessions_per_cpu": n, "mean_seconds": mean,
+                                 "min_seconds": mean * 0.9, "max_seconds": mean * 1.1, "predicted_mean_s": mean})
+    return pd.DataFrame(rows)
+
+
+def test_quantum_draws_what_the_table_holds_and_the_articles_numbers(style):
+    from figures.quantum_mean_session_time import plot
+
+    paper = yaml.safe_load((REPO / "workflows" / "data" / "quantum_paper.yaml").read_text())
+    fig = plot(quantum_runs(), paper)  # quick: SCHED_RR pinned alone
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 4  # per workload: SCHED_RR pinned, and the time a longer Q saves
+    assert not [t for t in titles if "fair" in t or "engine" in t]  # no panel for what did not run
+    labels = legend_labels(fig)
+    assert f"{style.MODEL}, Q = 4 ms" in labels
+    assert [label for label in labels if label.startswith("original: Oracle 10.2")]
+    memory_gains = fig.axes[3]
+    original = next(line for line in memory_gains.get_lines() if line.get_label().startswith("original"))
+    assert list(original.get_xdata()) == [1, 5, 10, 15]
+    assert list(original.get_ydata()) == [paper["workload2"]["gain_pct"][n] for n in (1, 5, 10, 15)]
+    ours = next(line for line in memory_gains.get_lines() if line.get_label().startswith(style.MODEL))
+    assert np.allclose(ours.get_ydata(), 10.0)  # 1 s -> 0.9 s per session: 10% saved
+    # The fair scheduler, where run, is named as such in every panel of its workload.
+    fig = plot(quantum_runs(("engine", "os_rr", "os_fair")), paper)
+    assert f"{style.MODEL}, OS fair scheduler" in legend_labels(fig)
