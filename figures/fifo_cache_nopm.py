@@ -44,7 +44,7 @@ def plot(table: pd.DataFrame, paper: dict):
         waits.plot(group["terminals"], group["hit_lock_wait_pct"], label=policy, **POLICY_STYLE.get(policy, {}))
     for key, marker, label in (("after", "*", "SoQoL after"), ("before", "X", "SoQoL before")):
         nopm.plot([clients], [paper[key]["nopm"]], linestyle="none", marker=marker, markersize=12, color="black",
-                  label=f"{label} ({paper[key]['nopm']:,} NOPM)")
+                  label=style.original(f"{label}, {paper[key]['nopm']:,} NOPM"))
     ticks = sorted({*rows["terminals"].unique(), clients})
     for ax in (nopm, waits):
         ax.set_xscale("log")
@@ -53,7 +53,7 @@ def plot(table: pd.DataFrame, paper: dict):
     nopm.set_yscale("log")
     nopm.set_ylabel("New Orders per minute (NOPM)")
     nopm.set_title(f"NOPM at {fraction:.0%} of the database (median, 95% CI)")
-    nopm.legend(fontsize=7, loc="lower right")
+    nopm.legend(fontsize=7, loc="lower right", title=f"{style.MODEL}, per policy", title_fontsize=7)
     needed = 100.0 * (1.0 - paper["before"]["nopm"] / paper["after"]["nopm"])
     waits.axhline(needed, color="black", linestyle="--", linewidth=1.0,
                   label=f"needed for the lock alone to give {paper['after']['nopm'] / paper['before']['nopm']:.1f}x")
@@ -62,7 +62,7 @@ def plot(table: pd.DataFrame, paper: dict):
     waits.set_ylim(bottom=0, top=200)
     waits.set_ylabel("hits waiting for the policy's lock (% of terminal time)")
     waits.set_title("lock waits on the hit path (median; FIFO family: none)")
-    waits.legend(fontsize=7, loc="center right")
+    waits.legend(fontsize=7, loc="center right", title=f"{style.MODEL}, per policy", title_fontsize=7)
     fig.suptitle("TPC-C on the disk-backed pool as terminals grow")
     return fig
 

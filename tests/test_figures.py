@@ -82,6 +82,7 @@ def parsed(tmp_path_factory):
             names = ("FIGURES", "FIGURES_LEFT_OUT", "STUDY_TARGETS", "kc_cache_sizes_swept")
             found = {key: copy.deepcopy(workflow.globals[key]) for key in names}
             found["left_out_lines"] = workflow.globals["figures_left_out_text"]()
+            found["hit_curve_policies"] = list(workflow.get_rule("fifo_cache_hit_curve").params.policies)
             registered[name] = SimpleNamespace(**found)
     return registered
 
@@ -283,3 +284,40 @@ def test_quantum_draws_what_the_table_holds_and_the_articles_numbers(style):
     # The fair scheduler, where run, is named as such in every panel of its workload.
     fig = plot(quantum_runs(("engine", "os_rr", "os_fair")), paper)
     assert f"{style.MODEL}, OS fair scheduler" in legend_labels(fig)
+
+
+def fifo_scale(full) -> pd.DataFrame:
+    return pd.DataFrame([{"cache_policy": p, "fraction": 0.1, "warehouses": w, "hit_ratio": 0.8 + w / 100,
+                          "pool_full_at_start": full} for p in ("lru", "soqol") for w in (1, 10)])
+
+
+def test_fifo_cache_hit_ratio_legend_has_no_unused_marker(style):
+    from figures.fifo_cache_hit_ratio import plot
+
+    paper = yaml.safe_load((REPO / "workflows" / "data" / "fifo_cache_paper.yaml").read_text())
+    fig = plot(fifo_scale(True), paper)
+    labels = legend_labels(fig)
+    assert "not full when counting began" not in labels  # nothing drawn with it
+    assert labels[:2] == ["lru", "soqol"] and [label for label in labels if label.startswith("original: SoQoL")]
+    assert fig.axes[0].get_legend().get_title().get_text() == f"{style.MODEL}, per policy"
+    assert "not full when counting began" in legend_labels(plot(fifo_scale(False), paper))
+
+
+def test_fifo_cache_trace_title_counts_the_policies_it_holds(style):
+    from figures.fifo_cache_trace_hit_ratio import plot
+
+    paper = yaml.safe_load((REPO / "workflows" / "data" / "fifo_cache_paper.yaml").read_text())
+    curve = fifo_scale(True).rename(columns={"pool_full_at_start": "cache_full_at_start"}).assign(
+        fraction_of="database pages")
+    fig = plot(curve, paper)
+    assert "of 2 policies" in fig._suptitle.get_text() and "per policy" not in fig._suptitle.get_text()
+    assert legend_labels(fig)[:2] == ["lru", "soqol"]
+
+
+@pytest.mark.parametrize("name", ["smoke", "quick"])
+def test_the_hit_curve_replays_every_policy(parsed, name):
+    """The README and config/quick.yaml promise every policy in the trace-driven hit curve, whichever
+    the profile times (quick times lru and soqol); replaying a trace costs about a second of CPU."""
+    from dbrepro import registry
+
+    assert parsed[name].hit_curve_policies == list(registry.policies())
