@@ -321,3 +321,15 @@ def test_the_hit_curve_replays_every_policy(parsed, name):
     from dbrepro import registry
 
     assert parsed[name].hit_curve_policies == list(registry.policies())
+
+
+def test_the_paper_leaves_out_what_the_profile_leaves_out(parsed, monkeypatch, tmp_path):
+    """No placeholder, no caption in the paper for a figure the profile has no data for."""
+    monkeypatch.syspath_prepend(str(REPO / "workflows" / "scripts"))
+    import paper_build
+
+    left = {f"{study}/{name}" for study, names in parsed["quick"].FIGURES_LEFT_OUT.items() for name in names}
+    assert "key_cache/cache_size" in left
+    assert "cache_size" in paper_build.study_figures(tmp_path, "key_cache")  # a placeholder without the flag
+    figures = paper_build.study_figures(tmp_path, "key_cache", frozenset(left))
+    assert "cache_size" not in figures and "heatmap" in figures
