@@ -36,8 +36,8 @@ def plot(throughput: pd.DataFrame):
     table = gains(throughput)
     draws = style.distributions(table)
     all_points = sorted(table["points"].unique())
-    fig, axes = style.figure(nrows=len(draws), ncols=len(all_points), squeeze=False,
-                             figsize=(3.6 * len(all_points) + 1.6, 3.3 * len(draws) + 0.6))
+    fig, axes = style.figure(nrows=len(draws), ncols=len(all_points), squeeze=False, layout="constrained",
+                             figsize=(3.6 * len(all_points) + 1.6, 3.0 * len(draws) + 0.6))
     limit = max(5.0, float(np.nanmax(np.abs(table["percent"].to_numpy()))))
     image = None
     for r, draw in enumerate(draws):

@@ -38,7 +38,7 @@ def plot(relative: pd.DataFrame):
     all_points = sorted(int(p) for p in ours["points"].unique())  # a panel per P we ran
     thread_columns = [c for c in relative.columns if c.isdigit()]
     fig, axes = style.figure(nrows=len(draws), ncols=len(all_points), squeeze=False, sharey=True,
-                             figsize=(6.0 * len(all_points), 3.9 * len(draws) + 0.6))
+                             layout="constrained", figsize=(6.4 * len(all_points), 3.6 * len(draws) + 1.2))
     for r, draw in enumerate(draws):
         for ax, points in zip(axes[r], all_points):
             table = pd.concat([style.distribution_rows(ours, draw), theirs])
@@ -58,7 +58,12 @@ def plot(relative: pd.DataFrame):
             ax.set_xlabel(style.LABELS["threads"])
             ax.set_title(f"select_random_points P = {points}; model: {style.distribution_title(draw)}")
             ax.set_ylabel("throughput vs segments off (%)")
-            ax.legend(fontsize=7, loc="upper left")
+    # One legend for every panel (the same sources in each), below them, clear of the lines.
+    labelled = {}
+    for ax in axes.ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            labelled.setdefault(label, handle)
+    fig.legend(labelled.values(), labelled.keys(), fontsize=7, loc="outside lower center", ncol=2)
     fig.suptitle("Segmented key cache, the whole index cached (the original's numbers: its own draw, special)")
     return fig
 
