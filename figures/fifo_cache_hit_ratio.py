@@ -39,7 +39,7 @@ def plot(table: pd.DataFrame, paper: dict,
         for policy, group in rows.groupby("cache_policy"):
             group = group.sort_values("warehouses")
             look = POLICY_STYLE.get(policy, {})
-            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **look)
+            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=style.model_policy(policy), **look)
             open_ = group[~group[full_column].astype(bool)] if full_column in group else group.iloc[:0]
             if len(open_):  # hollow: the warm-up had not filled the cache, its fill is counted
                 ax.plot(open_["warehouses"], open_["hit_ratio"] * 100, linestyle="none", marker="o",
@@ -49,7 +49,8 @@ def plot(table: pd.DataFrame, paper: dict,
             if ("hit_ratio_after_fill" in group and group["hit_ratio_after_fill"].notna().any()
                     and not group.get("pool_full_at_start", pd.Series([False])).all()):
                 ax.plot(group["warehouses"], group["hit_ratio_after_fill"] * 100, linestyle=":", alpha=0.7,
-                        label=f"{policy}, first fill left out", **{k: v for k, v in look.items() if k != "linewidth"})
+                        label=f"{style.model_policy(policy)}, first fill left out",
+                        **{k: v for k, v in look.items() if k != "linewidth"})
         if abs(fraction - theirs_fraction) < 1e-9:
             ax.plot([theirs_warehouses], [paper["after"]["hit_ratio"] * 100], linestyle="none", marker="*",
                     markersize=14, color="black", label=style.original(f"SoQoL, {theirs_warehouses} warehouses"))
@@ -63,8 +64,7 @@ def plot(table: pd.DataFrame, paper: dict,
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             labelled.setdefault(label, handle)
-    axes[0][-1].legend(labelled.values(), labelled.keys(), fontsize=7, loc="lower right",
-                       title=f"{style.MODEL}, per policy", title_fontsize=7)
+    axes[0][-1].legend(labelled.values(), labelled.keys(), fontsize=7, loc="lower right")
     fig.suptitle(title)
     return fig
 

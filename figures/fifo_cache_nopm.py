@@ -39,9 +39,10 @@ def plot(table: pd.DataFrame, paper: dict):
         low = group["nopm_ci_low"].fillna(group["nopm_min"])
         high = group["nopm_ci_high"].fillna(group["nopm_max"])
         errors = [np.maximum(group["nopm_median"] - low, 0), np.maximum(high - group["nopm_median"], 0)]
-        nopm.errorbar(group["terminals"], group["nopm_median"], yerr=errors, capsize=2, label=policy,
-                      **POLICY_STYLE.get(policy, {}))
-        waits.plot(group["terminals"], group["hit_lock_wait_pct"], label=policy, **POLICY_STYLE.get(policy, {}))
+        nopm.errorbar(group["terminals"], group["nopm_median"], yerr=errors, capsize=2,
+                      label=style.model_policy(policy), **POLICY_STYLE.get(policy, {}))
+        waits.plot(group["terminals"], group["hit_lock_wait_pct"], label=style.model_policy(policy),
+                   **POLICY_STYLE.get(policy, {}))
     for key, marker, label in (("after", "*", "SoQoL after"), ("before", "X", "SoQoL before")):
         nopm.plot([clients], [paper[key]["nopm"]], linestyle="none", marker=marker, markersize=12, color="black",
                   label=style.original(f"{label}, {paper[key]['nopm']:,} NOPM"))
@@ -53,7 +54,7 @@ def plot(table: pd.DataFrame, paper: dict):
     nopm.set_yscale("log")
     nopm.set_ylabel("New Orders per minute (NOPM)")
     nopm.set_title(f"NOPM at {fraction:.0%} of the database (median, 95% CI)")
-    nopm.legend(fontsize=7, loc="lower right", title=f"{style.MODEL}, per policy", title_fontsize=7)
+    nopm.legend(fontsize=7, loc="lower right")
     needed = 100.0 * (1.0 - paper["before"]["nopm"] / paper["after"]["nopm"])
     waits.axhline(needed, color="black", linestyle="--", linewidth=1.0,
                   label=f"needed for the lock alone to give {paper['after']['nopm'] / paper['before']['nopm']:.1f}x")
@@ -62,7 +63,7 @@ def plot(table: pd.DataFrame, paper: dict):
     waits.set_ylim(bottom=0, top=200)
     waits.set_ylabel("hits waiting for the policy's lock (% of terminal time)")
     waits.set_title("lock waits on the hit path (median; FIFO family: none)")
-    waits.legend(fontsize=7, loc="center right", title=f"{style.MODEL}, per policy", title_fontsize=7)
+    waits.legend(fontsize=7, loc="center right")
     fig.suptitle("TPC-C on the disk-backed pool as terminals grow")
     return fig
 

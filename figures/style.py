@@ -46,6 +46,11 @@ def original(what: str = "") -> str:
     return f"original: {what} (article)" if what else ORIGINAL
 
 
+def model_policy(policy: str) -> str:
+    """The legend's name of one replacement policy of our engine (E5)."""
+    return f"{MODEL}: {policy}"
+
+
 def model(what: str = "") -> str:
     """The legend's name of our engine's numbers, optionally saying which (a measure, a setting)."""
     return f"{MODEL}, {what}" if what else MODEL

@@ -298,8 +298,8 @@ def test_fifo_cache_hit_ratio_legend_has_no_unused_marker(style):
     fig = plot(fifo_scale(True), paper)
     labels = legend_labels(fig)
     assert "not full when counting began" not in labels  # nothing drawn with it
-    assert labels[:2] == ["lru", "soqol"] and [label for label in labels if label.startswith("original: SoQoL")]
-    assert fig.axes[0].get_legend().get_title().get_text() == f"{style.MODEL}, per policy"
+    assert labels[:2] == [style.model_policy("lru"), style.model_policy("soqol")]
+    assert [label for label in labels if label.startswith("original: SoQoL")]
     assert "not full when counting began" in legend_labels(plot(fifo_scale(False), paper))
 
 
@@ -311,7 +311,7 @@ def test_fifo_cache_trace_title_counts_the_policies_it_holds(style):
         fraction_of="database pages")
     fig = plot(curve, paper)
     assert "of 2 policies" in fig._suptitle.get_text() and "per policy" not in fig._suptitle.get_text()
-    assert legend_labels(fig)[:2] == ["lru", "soqol"]
+    assert legend_labels(fig)[:2] == [style.model_policy("lru"), style.model_policy("soqol")]
 
 
 @pytest.mark.parametrize("name", ["smoke", "quick"])
