@@ -127,7 +127,7 @@ def figures_left_out_text():
     for study, figures in FIGURES_LEFT_OUT.items():
         for name, left in figures.items():
             drawn = ", ".join(left["drawn_by"]) or "no profile"
-            lines.append(f"{study}/{name}: not drawn ({left['why']}); drawn by {drawn}")
+            lines.append(f"{study}/{name}: not drawn: {left['why']}; drawn by {drawn}")
     return lines
 
 
