@@ -44,15 +44,21 @@ def plot(account: pd.DataFrame):
     x = np.arange(len(table))
     bottom = np.zeros(len(table))
     for column, look in PARTS.items():
-        values = np.nan_to_num(table[column].to_numpy(dtype=float))
+        measured = table[column].to_numpy(dtype=float)
+        if not np.isfinite(measured).any():  # no source measured it (the model has no data file): no legend entry
+            continue
+        values = np.nan_to_num(measured)
         ax.bar(x, values, bottom=bottom, color=look["color"], label=look["label"], width=0.6)
         bottom += values
     ax.plot(x, table["server_cpu_us_per_query"].to_numpy(dtype=float), linestyle="none", marker="_",
             markersize=22, color="#000000", label="server CPU time per query")
     ax.set_xticks(x, labels, fontsize=6)
     ax.set_ylabel("microseconds per query")
-    ax.set_title(f"Per query at {threads} threads, P = {points}: the model and the real MariaDB")
-    ax.legend(fontsize=7, loc="upper left")
+    present = " and ".join(SOURCES.get(source, source).replace("\n", " ") for source in SOURCES
+                           if source in set(table["source"]))
+    ax.set_title(f"Per query at {threads} threads, P = {points}: {present}")
+    ax.margins(y=0.25)  # room for the legend above the bars
+    ax.legend(fontsize=7, loc="upper right")
     return fig
 
 

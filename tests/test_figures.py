@@ -238,6 +238,12 @@ def test_key_cache_mutex_account_names_model_and_real(style):
                             for source in ("model", "mariadb") for s in (0, 32)])
     ticks = " ".join(texts(plot(account)))
     assert style.MODEL.replace(" (", "\n(") in ticks and style.real("MariaDB") in ticks
+    # The model alone (smoke runs no MariaDB): no data file, so no legend entry for it, and the
+    # title names only the model.
+    model = account[account["source"] == "model"].assign(data_file_us_per_query=float("nan"))
+    fig = plot(model)
+    assert not [label for label in legend_labels(fig) if "data file" in label]
+    assert fig.axes[0].get_title().endswith(style.MODEL)
 
 
 def test_tpcc_legend_says_both_variants_are_our_runs(style):
