@@ -27,7 +27,7 @@ POLICY_STYLE = {
 
 
 def plot(table: pd.DataFrame, paper: dict,
-         title: str = "TPC-C hit ratio per replacement policy as warehouses grow (one terminal)",
+         title: str = "TPC-C hit ratio per replacement policy\nas warehouses grow (one terminal)",
          panel: str = "pool", full_column: str = "pool_full_at_start"):
     fractions = sorted(table["fraction"].unique())
     fig, axes = style.figure(ncols=len(fractions), figsize=(3.6 * len(fractions) + 1.2, 4.2), squeeze=False,

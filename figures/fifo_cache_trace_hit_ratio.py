@@ -23,7 +23,7 @@ FRACTION_OF = "database pages"  # the pool's meaning of "10%", the article's
 def plot(table, paper):
     rows = table[table["fraction_of"] == FRACTION_OF]
     policies = rows["cache_policy"].nunique()
-    return plot_by_warehouses(rows, paper, title=f"Trace-driven hit ratio of {policies} policies as warehouses grow "
+    return plot_by_warehouses(rows, paper, title=f"Trace-driven hit ratio of {policies} policies as warehouses grow\n"
                                                  "(cache = % of the database's pages; recorded traces, no fit)",
                               panel="cache", full_column="cache_full_at_start")
 
