@@ -55,11 +55,11 @@ def plot(switches: pd.DataFrame):
     mine.barh(positions, table["new_order_removed"] / 1000, height=0.6, color=OURS["color"])
     _annotate(mine, table["new_order_removed"] / 1000, positions, ",.1f")
     mine.set_xlabel("removed (thousand instructions)")
-    mine.set_title("(b) ours, per New Order")
+    mine.set_title(f"(b) {style.MODEL}, per New Order")
     theirs.barh(positions, table["theirs_new_order_removed"] / 1000, height=0.6, color=THEIRS["color"])
     _annotate(theirs, table["theirs_new_order_removed"] / 1000, positions, ",.0f")
     theirs.set_xlabel("removed (thousand instructions)")
-    theirs.set_title("(c) paper, per New Order")
+    theirs.set_title(f"(c) {style.ORIGINAL}, per New Order")
 
     share.set_yticks(positions, labels)
     for ax in (share, mine, theirs):
