@@ -34,7 +34,8 @@ def plot(users: pd.DataFrame):
     right.set_ylabel("standard deviation across users (ms)")
     right.set_title("spread between users")
     first = users.iloc[0]
-    fig.suptitle(f"E3: {int(first['users'])} users on {int(first['servers'])} servers")
+    users, servers = int(first["users"]), int(first["servers"])
+    fig.suptitle(f"E3, {style.MODEL}: {users} user{'s' * (users != 1)} on {servers} server{'s' * (servers != 1)}")
     fig.tight_layout()
     return fig
 

@@ -339,3 +339,13 @@ def test_the_paper_leaves_out_what_the_profile_leaves_out(parsed, monkeypatch, t
     assert "cache_size" in paper_build.study_figures(tmp_path, "key_cache")  # a placeholder without the flag
     figures = paper_build.study_figures(tmp_path, "key_cache", frozenset(left))
     assert "cache_size" not in figures and "heatmap" in figures
+
+
+def test_openedge_titles_name_the_model_and_count_servers_right(style):
+    from figures.openedge_user_stddev import plot
+
+    users = pd.DataFrame([{"step": step, "name": name, "user_mean_seconds": 1.0, "user_stddev_seconds": 0.1,
+                           "user_stddev_min": 0.1, "user_stddev_max": 0.1, "users": 20, "servers": 1}
+                          for step, name in enumerate(("baseline", "bht"))])
+    title = plot(users)._suptitle.get_text()
+    assert title == f"E3, {style.MODEL}: 20 users on 1 server"  # not "1 servers"
