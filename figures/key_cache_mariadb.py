@@ -34,7 +34,7 @@ def plot(gains: pd.DataFrame):
     gains = style.article_distribution(gains)  # the article's draw; the other is in the tables
     points = 10 if 10 in set(gains["points"]) else int(gains["points"].min())
     table = gains[(gains["points"] == points) & gains["segments"].isin(SEGMENTS)].sort_values("threads")
-    fig, ax = style.figure(figsize=(7.0, 4.2))
+    fig, ax = style.figure(figsize=(7.5, 5.4), layout="constrained")
     for segments, look in SEGMENTS.items():
         rows = table[table["segments"] == segments]
         if rows.empty:
@@ -60,7 +60,12 @@ def plot(gains: pd.DataFrame):
     load = table["loadavg_1m_median"].median() if "loadavg_1m_median" in table else float("nan")
     ax.set_title(f"Real MariaDB key cache, select_random_points P = {points} (load average {load:.1f})\n"
                  f"{style.distribution_title(style.ARTICLE_DISTRIBUTION)}", fontsize=9)
-    ax.legend(fontsize=6, loc="upper left", ncol=2)
+    # Below the axes (the article's labels are long), the real system first, then the model, then the original.
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: (not labels[i].startswith("real"),
+                                                      not labels[i].startswith(style.MODEL), i))
+    fig.legend([handles[i] for i in order], [labels[i] for i in order], fontsize=6, ncol=2,
+               loc="outside lower center")
     return fig
 
 
