@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 
 import pandas as pd
-import yaml
 
 if __package__:
     from . import style
@@ -28,7 +27,7 @@ POLICY_STYLE = {
 
 
 def plot(table: pd.DataFrame, paper: dict,
-         title: str = "TPC-C hit ratio per replacement policy as warehouses grow (one terminal)",
+         title: str = "TPC-C hit ratio per replacement policy\nas warehouses grow (one terminal)",
          panel: str = "pool", full_column: str = "pool_full_at_start"):
     fractions = sorted(table["fraction"].unique())
     fig, axes = style.figure(ncols=len(fractions), figsize=(3.6 * len(fractions) + 1.2, 4.2), squeeze=False,
@@ -40,19 +39,21 @@ def plot(table: pd.DataFrame, paper: dict,
         for policy, group in rows.groupby("cache_policy"):
             group = group.sort_values("warehouses")
             look = POLICY_STYLE.get(policy, {})
-            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=policy, **look)
-            if full_column in group:  # hollow: the warm-up had not filled the cache, its fill is counted
-                open_ = group[~group[full_column].astype(bool)]
+            ax.plot(group["warehouses"], group["hit_ratio"] * 100, label=style.model_policy(policy), **look)
+            open_ = group[~group[full_column].astype(bool)] if full_column in group else group.iloc[:0]
+            if len(open_):  # hollow: the warm-up had not filled the cache, its fill is counted
                 ax.plot(open_["warehouses"], open_["hit_ratio"] * 100, linestyle="none", marker="o",
                         markerfacecolor="white", markeredgecolor="black", markersize=9, zorder=3,
                         label="not full when counting began")
             # The pool's first fill left out, where the warm-up did not fill the pool.
-            if "hit_ratio_after_fill" in group and not group.get("pool_full_at_start", pd.Series([False])).all():
+            if ("hit_ratio_after_fill" in group and group["hit_ratio_after_fill"].notna().any()
+                    and not group.get("pool_full_at_start", pd.Series([False])).all()):
                 ax.plot(group["warehouses"], group["hit_ratio_after_fill"] * 100, linestyle=":", alpha=0.7,
-                        label=f"{policy}, first fill left out", **{k: v for k, v in look.items() if k != "linewidth"})
+                        label=f"{style.model_policy(policy)}, first fill left out",
+                        **{k: v for k, v in look.items() if k != "linewidth"})
         if abs(fraction - theirs_fraction) < 1e-9:
             ax.plot([theirs_warehouses], [paper["after"]["hit_ratio"] * 100], linestyle="none", marker="*",
-                    markersize=14, color="black", label=f"SoQoL article ({theirs_warehouses} warehouses)")
+                    markersize=14, color="black", label=style.original(f"SoQoL, {theirs_warehouses} warehouses"))
         ax.set_xscale("log")
         ticks = sorted({*rows["warehouses"].unique(), theirs_warehouses})
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
@@ -70,17 +71,8 @@ def plot(table: pd.DataFrame, paper: dict,
 
 def figure_main(plot, doc: str, argv=None) -> int:
     """The command line of an E5 figure: TABLE PAPER_YAML OUTPUT..."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("table", help="results/tables/fifo_cache/scale.csv or throughput.csv")
-    parser.add_argument("paper", help="workflows/data/fifo_cache_paper.yaml")
-    parser.add_argument("outputs", nargs="+", help="figure files to write; format from the suffix (.png, .pdf)")
-    args = parser.parse_args(argv)
-    with open(args.paper, encoding="utf-8") as file:
-        paper = yaml.safe_load(file)
-    style.save(plot(pd.read_csv(args.table), paper), args.outputs)
-    return 0
+    table = "results/tables/fifo_cache/scale.csv, hit_curve.csv or throughput.csv"
+    return style.table_and_paper_main(plot, doc, table, "workflows/data/fifo_cache_paper.yaml", argv)
 
 
 def main(argv=None) -> int:

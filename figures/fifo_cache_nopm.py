@@ -39,12 +39,13 @@ def plot(table: pd.DataFrame, paper: dict):
         low = group["nopm_ci_low"].fillna(group["nopm_min"])
         high = group["nopm_ci_high"].fillna(group["nopm_max"])
         errors = [np.maximum(group["nopm_median"] - low, 0), np.maximum(high - group["nopm_median"], 0)]
-        nopm.errorbar(group["terminals"], group["nopm_median"], yerr=errors, capsize=2, label=policy,
-                      **POLICY_STYLE.get(policy, {}))
-        waits.plot(group["terminals"], group["hit_lock_wait_pct"], label=policy, **POLICY_STYLE.get(policy, {}))
+        nopm.errorbar(group["terminals"], group["nopm_median"], yerr=errors, capsize=2,
+                      label=style.model_policy(policy), **POLICY_STYLE.get(policy, {}))
+        waits.plot(group["terminals"], group["hit_lock_wait_pct"], label=style.model_policy(policy),
+                   **POLICY_STYLE.get(policy, {}))
     for key, marker, label in (("after", "*", "SoQoL after"), ("before", "X", "SoQoL before")):
         nopm.plot([clients], [paper[key]["nopm"]], linestyle="none", marker=marker, markersize=12, color="black",
-                  label=f"{label} ({paper[key]['nopm']:,} NOPM)")
+                  label=style.original(f"{label}, {paper[key]['nopm']:,} NOPM"))
     ticks = sorted({*rows["terminals"].unique(), clients})
     for ax in (nopm, waits):
         ax.set_xscale("log")

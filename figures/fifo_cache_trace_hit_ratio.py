@@ -1,4 +1,5 @@
-"""E5: the trace simulator's hit ratio of each replacement policy against the
+"""E5: the trace simulator's hit ratio of each replacement policy in the table
+(the workflow replays every policy the engine has) against the
 number of warehouses, at cache sizes that are fractions of the *database's*
 pages (one panel each), from page reference strings recorded at every
 warehouse count we ran, beside SoQoL's 97% at 10% and 250 warehouses. Each
@@ -21,7 +22,8 @@ FRACTION_OF = "database pages"  # the pool's meaning of "10%", the article's
 
 def plot(table, paper):
     rows = table[table["fraction_of"] == FRACTION_OF]
-    return plot_by_warehouses(rows, paper, title="Trace-driven hit ratio per policy as warehouses grow "
+    policies = rows["cache_policy"].nunique()
+    return plot_by_warehouses(rows, paper, title=f"Trace-driven hit ratio of {policies} policies as warehouses grow\n"
                                                  "(cache = % of the database's pages; recorded traces, no fit)",
                               panel="cache", full_column="cache_full_at_start")
 

@@ -1,4 +1,4 @@
-"""The key cache's size swept: the gain of the most segments over segments off
+"""The model's key cache size swept (points drawn as the article's): the gain of the most segments over segments off
 per thread count, one line per cache size (the key buffer as a share of the
 index; 1 the article's), and the share of the threads' time spent waiting for
 segment mutexes, off and with those segments.
@@ -51,7 +51,8 @@ def plot(table: pd.DataFrame):
     gain_ax.axhline(0, color="#888888", linewidth=0.8)
     gain_ax.set_ylabel(f"throughput, {most} segments vs off (%)")
     wait_ax.set_ylabel("threads' time waiting for segment mutexes (%)")
-    fig.suptitle(f"Key cache size swept, select_random_points P = {points}")
+    fig.suptitle(f"{style.MODEL}: key cache size swept, select_random_points P = {points}, "
+                 f"{style.distribution_title(style.ARTICLE_DISTRIBUTION)}")
     return fig
 
 

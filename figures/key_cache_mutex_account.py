@@ -4,14 +4,23 @@ file, against the server's CPU time per query, at the most threads both ran, seg
 off and the most segments.
 
     python figures/key_cache_mutex_account.py results/tables/key_cache/mutex_account.csv out.png out.pdf
+
+Importable: `from figures.key_cache_mutex_account import plot`.
 """
+from __future__ import annotations
+
 import sys
 
 import numpy as np
 import pandas as pd
 
-import style
+if __package__:
+    from . import style
+else:
+    import style
 
+# Who each bar is: the model (our engine) or the real MariaDB, in the words of every legend.
+SOURCES = {"model": style.MODEL.replace(" (", "\n("), "mariadb": style.real("MariaDB")}
 PARTS = {
     "wait_us_per_query": {"color": "#D55E00", "label": "acquiring the key cache mutex"},
     "data_file_us_per_query": {"color": "#009E73", "label": "reading rows (data file, performance_schema)"},
@@ -30,20 +39,26 @@ def plot(account: pd.DataFrame):
     table = table[(table["threads"] == threads)
                   & table["segments"].isin([0, int(table["segments"].max())])].sort_values(
                       ["distribution", "source", "segments"])
-    labels = [f"{r.source}\n{r.distribution}\n{'off' if r.segments == 0 else f'{r.segments} seg.'}"
-              for r in table.itertuples()]
+    labels = [f"{SOURCES.get(r.source, r.source)}\n{r.distribution}\n"
+              f"{'off' if r.segments == 0 else f'{r.segments} seg.'}" for r in table.itertuples()]
     x = np.arange(len(table))
     bottom = np.zeros(len(table))
     for column, look in PARTS.items():
-        values = np.nan_to_num(table[column].to_numpy(dtype=float))
+        measured = table[column].to_numpy(dtype=float)
+        if not np.isfinite(measured).any():  # no source measured it (the model has no data file): no legend entry
+            continue
+        values = np.nan_to_num(measured)
         ax.bar(x, values, bottom=bottom, color=look["color"], label=look["label"], width=0.6)
         bottom += values
     ax.plot(x, table["server_cpu_us_per_query"].to_numpy(dtype=float), linestyle="none", marker="_",
             markersize=22, color="#000000", label="server CPU time per query")
     ax.set_xticks(x, labels, fontsize=6)
     ax.set_ylabel("microseconds per query")
-    ax.set_title(f"Per query at {threads} threads, P = {points}: the model and the real MariaDB")
-    ax.legend(fontsize=7, loc="upper left")
+    present = " and ".join(SOURCES.get(source, source).replace("\n", " ") for source in SOURCES
+                           if source in set(table["source"]))
+    ax.set_title(f"Per query at {threads} threads, P = {points}: {present}")
+    ax.margins(y=0.25)  # room for the legend above the bars
+    ax.legend(fontsize=7, loc="upper right")
     return fig
 
 

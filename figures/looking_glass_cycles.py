@@ -55,8 +55,8 @@ def plot(components: pd.DataFrame):
     _bars(mine, table["instructions_share_pct"], table["cycles_share_pct"],
           "cycles (estimated by callgrind)" if estimated else "cycles")
     _bars(theirs, table["theirs_instructions_share_pct"], table["theirs_cycles_share_pct"], "cycles")
-    mine.set_title(f"ours: dbrepro engine ({backend})")
-    theirs.set_title("paper: Shore (Figure 8)")
+    mine.set_title(style.model(backend))
+    theirs.set_title(style.original("Shore, Figure 8"))
     mine.set_ylabel("share of the full stack (%)")
     top = np.nanmax(table[["instructions_share_pct", "cycles_share_pct", "theirs_instructions_share_pct",
                            "theirs_cycles_share_pct"]].to_numpy())

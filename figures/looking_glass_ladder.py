@@ -23,11 +23,11 @@ if __package__:  # imported as figures.looking_glass_ladder
 else:  # run as a script: this file's folder is on sys.path
     import style
 
-OURS = {"color": "#0072B2", "marker": "o", "label": "ours, per wall-clock second (median; bars: min-max)"}
+OURS = {"color": "#0072B2", "marker": "o", "label": style.model("per wall-clock second (median; bars: min-max)")}
 OURS_CPU = {"color": "#009E73", "marker": "^", "linestyle": "--",
-            "label": "ours, per CPU-second (median; bars: min-max)"}
+            "label": style.model("per CPU-second (median; bars: min-max)")}
 THEIRS = {"color": "#D55E00", "marker": "s", "linestyle": "none", "markersize": 7,
-          "label": "paper (Shore, section 4)"}
+          "label": style.original("Shore, section 4")}
 # The paper's points sit a little to the right so they do not hide ours.
 NUDGE = 0.18
 

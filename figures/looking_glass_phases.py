@@ -83,8 +83,8 @@ def plot(instructions: pd.DataFrame, paper: dict, txn_type: str):
                         textcoords="offset points", va="center", fontsize=8)
 
     mine.set_yticks(positions, [_row_label(row) for row in rows])
-    mine.set_title(f"ours: dbrepro engine ({backend}, {transactions:,} transactions)")
-    theirs.set_title(f"paper: Shore (Figure {FIGURE_NUMBER[txn_type]})")
+    mine.set_title(style.model(f"{backend}, {transactions:,} transactions"))
+    theirs.set_title(style.original(f"Shore, Figure {FIGURE_NUMBER[txn_type]}"))
     for ax in (mine, theirs):
         ax.set_xlabel("instructions per transaction (thousands)")
         ax.grid(axis="x", color="#dddddd", linewidth=0.6)

@@ -23,8 +23,8 @@ if __package__:  # imported as figures.looking_glass_switches
 else:  # run as a script: this file's folder is on sys.path
     import style
 
-OURS = {"color": "#0072B2", "label": "ours (dbrepro engine)"}
-THEIRS = {"color": "#D55E00", "label": "paper (Shore, Figure 7)"}
+OURS = {"color": "#0072B2", "label": style.MODEL}
+THEIRS = {"color": "#D55E00", "label": style.original("Shore, Figure 7")}
 
 
 def _annotate(ax, values, positions, fmt: str) -> None:
@@ -55,11 +55,11 @@ def plot(switches: pd.DataFrame):
     mine.barh(positions, table["new_order_removed"] / 1000, height=0.6, color=OURS["color"])
     _annotate(mine, table["new_order_removed"] / 1000, positions, ",.1f")
     mine.set_xlabel("removed (thousand instructions)")
-    mine.set_title("(b) ours, per New Order")
+    mine.set_title(f"(b) {style.MODEL}, per New Order")
     theirs.barh(positions, table["theirs_new_order_removed"] / 1000, height=0.6, color=THEIRS["color"])
     _annotate(theirs, table["theirs_new_order_removed"] / 1000, positions, ",.0f")
     theirs.set_xlabel("removed (thousand instructions)")
-    theirs.set_title("(c) paper, per New Order")
+    theirs.set_title(f"(c) {style.ORIGINAL}, per New Order")
 
     share.set_yticks(positions, labels)
     for ax in (share, mine, theirs):

@@ -32,7 +32,7 @@ def plot(ladder: pd.DataFrame):
     left.bar(x, median, yerr=errors, color=OURS, capsize=3)
     left.set_xticks(x, names)
     left.set_ylabel(style.LABELS["seconds"])
-    left.set_title("time for the same work (median, min-max)")
+    left.set_title(f"{style.MODEL}: time for the same work (median, min-max)")
 
     # Change from the step before; the last pair of bars is the total (last step vs baseline).
     ours = list(ladder["change_vs_previous_pct"].iloc[1:]) + [ladder["change_vs_baseline_pct"].iloc[-1]]
@@ -40,9 +40,9 @@ def plot(ladder: pd.DataFrame):
     labels = [f"+{n}" for n in names[1:]] + ["in all"]
     xs = np.arange(len(labels))
     width = 0.38
-    ours_bars = right.bar(xs - width / 2, ours, width, color=OURS, label="ours")
+    ours_bars = right.bar(xs - width / 2, ours, width, color=OURS, label=style.MODEL)
     theirs_bars = right.bar(xs + width / 2, pd.to_numeric(pd.Series(theirs), errors="coerce"), width, color=THEIRS,
-                           label="OpenEdge 12 (article)")
+                           label=style.original("OpenEdge 12"))
     for bars in (ours_bars, theirs_bars):
         right.bar_label(bars, fmt="%+.0f%%", fontsize=7, padding=2)
     right.axhline(0, color="#888888", linewidth=0.8)

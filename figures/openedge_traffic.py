@@ -30,7 +30,7 @@ def plot(traffic: pd.DataFrame):
         ax.set_ylabel(f"{column.replace('_on_wire', '')} on the wire ({unit})")
     left.set_title("bytes, both directions")
     right.set_title("messages, both directions")
-    fig.suptitle("E3: network traffic per ladder step")
+    fig.suptitle(f"E3, {style.MODEL}: network traffic per ladder step")
     fig.tight_layout()
     return fig
 

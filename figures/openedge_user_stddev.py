@@ -34,8 +34,8 @@ def plot(users: pd.DataFrame):
     right.set_ylabel("standard deviation across users (ms)")
     right.set_title("spread between users")
     first = users.iloc[0]
-    users_n, servers_n = int(first["users"]), int(first["servers"])
-    fig.suptitle(f"E3: {users_n} user{'s' * (users_n != 1)} on {servers_n} server{'s' * (servers_n != 1)}")
+    users, servers = int(first["users"]), int(first["servers"])
+    fig.suptitle(f"E3, {style.MODEL}: {users} user{'s' * (users != 1)} on {servers} server{'s' * (servers != 1)}")
     fig.tight_layout()
     return fig
 

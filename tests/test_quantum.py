@@ -354,5 +354,6 @@ def test_figure_script_draws_runs_table(repo, tmp_path, monkeypatch):
     ]
     csv = tmp_path / "runs.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
-    assert main([str(csv), str(tmp_path / "f.png"), str(tmp_path / "f.pdf")]) == 0
+    paper = repo / "workflows" / "data" / "quantum_paper.yaml"
+    assert main([str(csv), str(paper), str(tmp_path / "f.png"), str(tmp_path / "f.pdf")]) == 0
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

@@ -80,19 +80,55 @@ def register_claims(study, settings=None, **inputs):
 # Each study's figures, registered by its .smk; one rule (workflows/figures.smk)
 # draws every one with its script in figures/.
 FIGURES = {}
+# The figures this run leaves out because its config does not produce their
+# data: study -> name -> {"why": ..., "drawn_by": the profiles that draw it}.
+# Neither drawn nor captioned; the report's summary names them (summary.smk).
+FIGURES_LEFT_OUT = {}
+PROFILES = ("smoke", "quick", "full")  # config/<profile>.yaml
 
 
-def register_figure(study, name, *tables, script=None, args=()):
+@functools.cache
+def profile_config(name):
+    """config/<name>.yaml as written (no defaults filled in)."""
+    import yaml
+
+    with open(repo_file("config", f"{name}.yaml"), encoding="utf-8") as file:
+        return yaml.safe_load(file)
+
+
+def register_figure(study, name, *tables, script=None, args=(), drawn_when=None):
     """Figure `name` of `study`: figures/<script> (default <study>_<name>.py)
     called with `args` (words such as a transaction type), then `tables` (the
     files it plots, the original's numbers among them), then the PNG and PDF
-    it writes to results/figures/<study>/<name>. Returns those two paths."""
+    it writes to results/figures/<study>/<name>. Returns those two paths.
+
+    drawn_when: (test, why) for a figure that not every config has data for:
+    test(config) says whether a config produces it (this run's config, and
+    each profile's, to say which draw it), `why` what a config without it
+    lacks. Where this run's does not, the figure is left out (no paths
+    returned, no rule instance, no caption) and FIGURES_LEFT_OUT records it."""
+    if drawn_when is not None:
+        test, why = drawn_when
+        if not test(config):
+            FIGURES_LEFT_OUT.setdefault(study, {})[name] = {
+                "why": why, "drawn_by": [profile for profile in PROFILES if test(profile_config(profile))]}
+            return []
     FIGURES.setdefault(study, {})[name] = {
         "script": script or f"{study}_{name}.py",
         "tables": list(tables),
         "args": [str(arg) for arg in args],
     }
     return list(figure_paths(study, name).values())
+
+
+def figures_left_out_text():
+    """One line per figure this run leaves out: why, and which profiles draw it."""
+    lines = []
+    for study, figures in FIGURES_LEFT_OUT.items():
+        for name, left in figures.items():
+            drawn = ", ".join(left["drawn_by"]) or "no profile"
+            lines.append(f"{study}/{name}: not drawn: {left['why']}; drawn by {drawn}")
+    return lines
 
 
 def expand_repeats(pattern, grid, repeats=None):

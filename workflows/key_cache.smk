@@ -12,7 +12,7 @@
 #             model_vs_real.csv and mutex_account.csv (the model beside the real MariaDB, cell by cell)
 #   mariadb   the real MariaDB beside the model (rules key_cache_mariadb*, at the end of this file)
 #   figures   results/figures/key_cache/{heatmap,relative,cache_size,mariadb,mutex_account}.{png,pdf}
-#             (mariadb: where it runs)
+#             (cache_size: where a cell runs at several cache sizes; mariadb: where it runs)
 #
 # One workload for both engines (dbrepro.key_cache_workload): key_cache's rows
 # (k = id), points, distributions and seed; the real server gets it as a
@@ -58,13 +58,31 @@ KCM_RUNS = expand(KCM_RUN, rep=KCM_REPEATS) if KCM_ON else []
 KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "relative")] if KCM_ON else []
 
 
+def kc_cache_sizes_swept(cfg):
+    """Whether a config runs some (threads, P) cell at more than one cache size
+    (the main grid's and the extra grids' index_fractions), the cells that
+    cache_sizes.csv and its figure hold."""
+    kc = cfg["key_cache"]
+    sizes = {}
+    for grid in [kc, *(kc.get("extra_grids") or [])]:
+        for threads in grid["threads"]:
+            for points in grid["points"]:
+                sizes.setdefault((threads, points), set()).update(grid["index_fractions"])
+    return any(len(fractions) > 1 for fractions in sizes.values())
+
+
+KC_CACHE_SIZE_FIGURE = (kc_cache_sizes_swept, "one cache size run: nothing swept")
+KC_MARIADB_FIGURE = (lambda cfg: bool(cfg["key_cache"]["mariadb"]["enabled"]),
+                     "the real MariaDB is not run (key_cache.mariadb.enabled: false)")
+
+
 KC_TARGETS = [
     *(kc_table(name) for name in ("throughput", "relative", "mutex_waits", "cache_sizes", "claims")),
     f"{RESULTS}/tables/{KC_STUDY}/claims.md",
     *register_figure(KC_STUDY, "heatmap", kc_table("throughput")),
     *register_figure(KC_STUDY, "relative", kc_table("relative")),
-    *register_figure(KC_STUDY, "cache_size", kc_table("cache_sizes")),
-    *(register_figure(KC_STUDY, "mariadb", kc_table("mariadb_gains")) if KCM_ON else []),
+    *register_figure(KC_STUDY, "cache_size", kc_table("cache_sizes"), drawn_when=KC_CACHE_SIZE_FIGURE),
+    *register_figure(KC_STUDY, "mariadb", kc_table("mariadb_gains"), drawn_when=KC_MARIADB_FIGURE),
     *KCM_TABLES,
     kc_table("model_vs_real"),
     kc_table("mutex_account"),

@@ -56,7 +56,7 @@ QT_TABLES = ["runs", "workload1", "workload2"]
 QT_TARGETS = [
     *(table_path(QT_STUDY, name) for name in (*QT_TABLES, "claims")),
     f"{RESULTS}/tables/{QT_STUDY}/claims.md",
-    *register_figure(QT_STUDY, "mean_session_time", table_path(QT_STUDY, "runs")),
+    *register_figure(QT_STUDY, "mean_session_time", table_path(QT_STUDY, "runs"), QT_PAPER),
 ]
 STUDY_TARGETS.extend(QT_TARGETS)
 

@@ -22,6 +22,9 @@ rule summary:
         ),
     log:
         log_path("summary", "summary"),
+    params:
+        # For the report's caption (report/summary.rst): the figures this run leaves out.
+        figures_left_out=figures_left_out_text(),
     localrule: True
     script:
         "scripts/summary.py"
