@@ -377,7 +377,7 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     fits = [s["switch_cost_fit"] for s in sessions]
     switch_cost = switch_cost_seconds(fits)
     metered_switches = sum(f["sum_x"] for f in fits) / len(sessions)
-    return {
+    figures = {
         "sessions": sessions,
         "table_bytes": raw["table_bytes"],
         "cache_bytes": raw["cache_bytes"],
@@ -414,6 +414,11 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
         "ts_expiries_per_second": sum(s.get("ts_expiries", 0) for s in sessions) / makespan if makespan > 0 else 0.0,
         **_dispatcher_figures(raw.get("dispatcher")),
     }
+    # The scheduler's own switches: the kernel's, less the TS dispatcher's tick preemptions (a
+    # thread here, an interrupt on Solaris; 0 under the other schedulers).
+    own = kernel_switches - figures["dispatcher_preemptions"]
+    figures["scheduler_switches_per_second"] = own / makespan if makespan > 0 else 0.0
+    return figures
 
 
 def _dispatcher_figures(dispatcher: dict[str, Any] | None) -> dict[str, Any]:
@@ -426,6 +431,7 @@ def _dispatcher_figures(dispatcher: dict[str, Any] | None) -> dict[str, Any]:
         "dispatcher_updates": d.get("updates", 0),
         "dispatcher_late_ticks": d.get("late_ticks", 0),
         "dispatcher_timed_out": bool(d.get("timed_out", False)),
+        "dispatcher_preemptions": d.get("preemptions", 0),
     }
 
 

@@ -46,6 +46,7 @@ py::dict to_dict(const SessionsResult& result) {
                                                    py::arg("wall_seconds") = d.wall_seconds, py::arg("ticks") = d.ticks,
                                                    py::arg("late_ticks") = d.late_ticks, py::arg("updates") = d.updates,
                                                    py::arg("priority_sets") = d.priority_sets,
+                                                   py::arg("preemptions") = d.preemptions,
                                                    py::arg("timed_out") = d.timed_out));
 }
 

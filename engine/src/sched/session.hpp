@@ -57,6 +57,7 @@ struct DispatcherStats {
   u64 late_ticks = 0;
   u64 updates = 0;          // once-a-second updates (scaled)
   u64 priority_sets = 0;
+  u64 preemptions = 0;      // ticks that preempted a session (an involuntary switch not the scheduler's)
   bool timed_out = false;   // the run passed its time limit: sessions were given back to SCHED_OTHER
 };
 

@@ -70,11 +70,16 @@ class TsDispatcher {
 
   // `cpu_ns` of CPU time thread t ran since the last charge. Returns the move
   // when its quantum expired (the rest of the CPU time is not carried over).
+  // A quantum counts as used when less than half a clock tick of it is left:
+  // the caller charges once a tick, and Solaris's clock counts a quantum in
+  // whole ticks (a thread found running at a tick is charged the whole tick),
+  // so a thread that ran a tick less the dispatcher's own few microseconds is
+  // not left a sliver that costs it a second tick.
   std::optional<TsMove> charge(u32 t, i64 cpu_ns) {
     TsThread& th = threads_.at(t);
     if (th.state == TsState::kFinished || cpu_ns <= 0) return std::nullopt;
     th.timeleft_ns -= cpu_ns;
-    if (th.timeleft_ns > 0) return std::nullopt;
+    if (th.timeleft_ns > times_.tick_ns / 2) return std::nullopt;
     ++th.expiries;
     return move(t, table_[th.level].tqexp);
   }

@@ -65,9 +65,11 @@ class Mechanism {
     ::pthread_setschedparam(sessions_[t].thread, SCHED_FIFO, &p);
     ++stats_.priority_sets;
   }
-  // The back of `level`'s queue: Linux puts a raised thread at the back, a lowered one at the front.
+  // The back of `level`'s queue: Linux puts a raised thread at the back, a lowered one at the front,
+  // so a drop (or a requeue at the same level) parks it just below its new level first: only the
+  // threads of that level can take the CPU in between, and they rank before it anyway.
   void to_back(u32 t, u32 from, u32 to) {
-    if (to <= from) set(t, kTsParkPriority);
+    if (to <= from) set(t, ts_rt_priority(to) - 1);
     set(t, ts_rt_priority(to));
   }
   void demote_all() {
@@ -111,6 +113,11 @@ TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const T
       next = now;  // no burst of catch-up ticks
     }
     next += times.tick_ns;
+    const int here = ::sched_getcpu();
+    bool preempted = false;
+    for (u32 t = 0; t < n && !preempted; ++t)
+      preempted = live[t] && (sessions[t].cpu < 0 || sessions[t].cpu == here);
+    stats.preemptions += preempted;
     for (u32 t = 0; t < n; ++t) {
       if (!live[t]) continue;
       const i64 cpu = sessions[t].finished.load(std::memory_order_acquire) ? -1 : cpu_ns(clocks[t]);

@@ -12,10 +12,15 @@
 //     charges the core with what it ran and applies the core's moves: an
 //     expired quantum puts the thread at the back of its ts_tqexp level (Linux
 //     puts a thread whose priority is lowered, or set unchanged, at the
-//     front, so it is parked one priority below the lowest level first and
+//     front, so it is parked one priority below its new level first and
 //     raised: a raise goes to the back); at the once-a-second update a thread
 //     counts as waiting when its state in /proc is runnable and its CPU clock
 //     did not move during the last tick;
+//   - the dispatcher is a thread, where Solaris's clock is an interrupt: each
+//     tick preempts the session running on the CPU it wakes on, an
+//     involuntary switch the kernel counts for that session (and, for a
+//     memory-bound session holding a latch then, a holder preemption); it
+//     counts those ticks (preemptions) so switch rates can leave them out;
 //   - past `limit_ns` the dispatcher gives every session back to SCHED_OTHER
 //     (the run is marked timed out): real-time sessions cannot hold the
 //     machine longer than that.
@@ -35,7 +40,7 @@
 
 namespace dbrepro::sched {
 
-inline constexpr int kTsParkPriority = 1;        // one below level 0: the back of a level is reached from here
+inline constexpr int kTsParkPriority = 1;        // one below level 0 (level 0's park)
 inline constexpr int kTsDispatcherPriority = 90;  // above every level (61), below the kernel's own (99)
 inline constexpr int ts_rt_priority(u32 level) { return 2 + static_cast<int>(level); }
 
@@ -44,6 +49,7 @@ struct TsSessionThread {
   pthread_t thread{};
   std::atomic<int> tid{0};          // the thread's kernel id, set by the thread itself (for /proc)
   std::atomic<bool> finished{false};  // set by the thread when its work is done
+  int cpu = -1;                       // the CPU it is pinned to (-1: free on the run's CPUs)
 };
 
 struct TsThreadCounters {
@@ -60,6 +66,10 @@ struct TsDispatcherStats {
   u64 updates = 0;
   u64 priority_sets = 0;    // pthread_setschedparam calls it made
   u64 proc_reads = 0;       // /proc state reads at the updates
+  // Ticks that woke on a CPU where a session was live: each preempted that CPU's running
+  // session for the tick's work, one involuntary switch the kernel charges to the session
+  // (Solaris's clock is an interrupt, not a switch), so switch rates leave these out.
+  u64 preemptions = 0;
   bool timed_out = false;
   std::vector<TsThreadCounters> threads;
 };

@@ -303,8 +303,8 @@ void* ts_dispatcher_main(void* arg) {
 }
 
 void record_dispatcher(SessionsResult& result, const TsDispatcherStats& stats, const TsTimes& times) {
-  result.dispatcher = {stats.cpu_seconds, stats.wall_seconds, stats.ticks,        stats.late_ticks,
-                       stats.updates,     stats.priority_sets, stats.timed_out};
+  result.dispatcher = {stats.cpu_seconds,   stats.wall_seconds, stats.ticks,    stats.late_ticks,
+                       stats.updates,       stats.priority_sets, stats.preemptions, stats.timed_out};
   for (size_t i = 0; i < result.sessions.size() && i < stats.threads.size(); ++i) {
     SessionStats& s = result.sessions[i];
     s.ts_expiries = stats.threads[i].expiries;
@@ -337,7 +337,10 @@ SessionsResult run_os(const SessionsConfig& config, const Policy& policy, Table*
       break;
     }
     threads.push_back(thread);
-    if constexpr (Policy::kDispatcher) ts[s].thread = thread;
+    if constexpr (Policy::kDispatcher) {
+      ts[s].thread = thread;
+      ts[s].cpu = config.pinned ? nth_allowed_cpu(result.sessions[s].cpu) : -1;
+    }
   }
   // TS: the dispatcher starts before the sessions do, above them, on the run's CPUs.
   [[maybe_unused]] TsDispatcherThread dispatcher{};
