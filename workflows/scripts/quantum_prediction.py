@@ -169,7 +169,7 @@ def time_sharing(sessions: int, quantum_s: float, session_s: float, *, scale: fl
             if done[s] is not None:
                 continue
             timeleft[s] -= used
-            if timeleft[s] <= 0:
+            if timeleft[s] <= tick // 2:  # used up, as the engine's core counts it (less than half a tick left)
                 expiries[s] += 1
                 move(s, levels[level[s]]["tqexp"])
         if now >= next_update:
