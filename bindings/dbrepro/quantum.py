@@ -416,7 +416,9 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     }
     # The scheduler's own switches: the kernel's, less the TS dispatcher's tick preemptions (a
     # thread here, an interrupt on Solaris; 0 under the other schedulers).
-    own = kernel_switches - figures["dispatcher_preemptions"]
+    # The count is an estimate (a session that ran part of a tick and then slept counts as preempted):
+    # never below zero.
+    own = max(0, kernel_switches - figures["dispatcher_preemptions"])
     figures["scheduler_switches_per_second"] = own / makespan if makespan > 0 else 0.0
     return figures
 

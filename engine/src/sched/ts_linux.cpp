@@ -114,10 +114,7 @@ TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const T
     }
     next += times.tick_ns;
     const int here = ::sched_getcpu();
-    bool preempted = false;
-    for (u32 t = 0; t < n && !preempted; ++t)
-      preempted = live[t] && (sessions[t].cpu < 0 || sessions[t].cpu == here);
-    stats.preemptions += preempted;
+    for (u32 t = 0; t < n; ++t) ran[t] = false;
     for (u32 t = 0; t < n; ++t) {
       if (!live[t]) continue;
       const i64 cpu = sessions[t].finished.load(std::memory_order_acquire) ? -1 : cpu_ns(clocks[t]);
@@ -131,6 +128,11 @@ TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const T
       if (const auto m = core.charge(t, cpu - last_cpu[t])) mechanism.to_back(t, m->from, m->to);
       last_cpu[t] = cpu;
     }
+    // This tick preempted a session if one that may run on this CPU ran during the tick (a CPU whose
+    // sessions all slept, a latch nap, was idle: nobody was switched out).
+    bool preempted = false;
+    for (u32 t = 0; t < n && !preempted; ++t) preempted = ran[t] && (sessions[t].cpu < 0 || sessions[t].cpu == here);
+    stats.preemptions += preempted;
     if (core.update_due()) {
       const auto moves = core.update([&](u32 t) {
         if (!live[t] || ran[t]) return false;

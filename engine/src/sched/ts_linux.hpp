@@ -66,7 +66,7 @@ struct TsDispatcherStats {
   u64 updates = 0;
   u64 priority_sets = 0;    // pthread_setschedparam calls it made
   u64 proc_reads = 0;       // /proc state reads at the updates
-  // Ticks that woke on a CPU where a session was live: each preempted that CPU's running
+  // Ticks that woke on a CPU where a session ran during the tick: each preempted that CPU's running
   // session for the tick's work, one involuntary switch the kernel charges to the session
   // (Solaris's clock is an interrupt, not a switch), so switch rates leave these out.
   u64 preemptions = 0;
