@@ -182,3 +182,18 @@ def test_findings_judge_os_ts_and_the_reason_names_the_counters():
         reason = finding.row("quantum")["reason"]
         assert "boosts/session 25.0 -> 20.0" in reason and "quanta expired/session 100.0 -> 5.0" in reason
         assert "switches/s 400 -> 40" in reason and "the TS table's simulation" in reason
+
+
+def test_cli_takes_an_os_ts_session_length_from_the_sizing_records_ts_entry(python, tmp_path):
+    import json
+
+    if why := fifo_refused():
+        pytest.skip(why)
+    sizing = tmp_path / "sizing.json"
+    sizing.write_text(json.dumps({"cpu": {"cpu_iterations": 300_000}, "ts_cpu": {"cpu_iterations": 200_000}}))
+    for scheduler, value in (("os_ts", 200_000), ("engine", 300_000)):  # the others keep the plain entry
+        out = tmp_path / f"{scheduler}.json"
+        done = python("-m", "dbrepro.quantum", "--scheduler", scheduler, "--workload", "cpu", "--cpus", "1",
+                      "--quantum-ms", "20", "--ts-time-scale", "0.05", "--sizing", str(sizing), "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        assert json.loads(out.read_text())["config"]["cpu_iterations"] == value
