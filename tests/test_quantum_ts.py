@@ -197,3 +197,15 @@ def test_cli_takes_an_os_ts_session_length_from_the_sizing_records_ts_entry(pyth
                       "--quantum-ms", "20", "--ts-time-scale", "0.05", "--sizing", str(sizing), "--out", str(out))
         assert done.returncode == 0, done.stderr
         assert json.loads(out.read_text())["config"]["cpu_iterations"] == value
+
+
+def test_ts_sizing_reuses_the_round_robin_length_where_it_is_the_same():
+    from quantum_sizing import article_session_seconds, ts_sizing
+    from script_common import load_paper
+
+    paper = load_paper(Path(__file__).resolve().parents[1] / "workflows" / "data" / "quantum_paper.yaml")
+    seconds = article_session_seconds(paper, "cpu") * 0.05  # 26.7 s x 0.05: our 20 ms standing for its 400
+    sizing = {"cpu": {"session_seconds": seconds, "cpu_iterations": 123}}
+    out = ts_sizing(paper, sizing, ["cpu"], 0.05, 46.0)
+    assert out["ts_cpu"]["cpu_iterations"] == 123 and out["ts_cpu"]["same_as"] == "cpu"
+    assert out["ts_cpu"]["ts_time_scale"] == 0.05
