@@ -161,7 +161,7 @@ def test_a_memory_gain_is_credited_by_latch_waits_when_cpu_time_does_not_fall():
                                 "latch_waits": (100.0 if q == 20 and waits_fall else 300.0) + r,
                                 "holder_preemptions": 1.0 if q == 20 and waits_fall else 20.0,
                                 "effective_quantum_ms": q, "voluntary_switches": 0, "involuntary_switches": 1000 / q,
-                                "refill_s_per_session": 0.0})
+                                "refill_s_per_session": 0.0, "ts_boosts": 0.0})  # every record has it (os_ts's)
         return pd.DataFrame(out)
 
     criteria = cc.load_criteria("quantum")

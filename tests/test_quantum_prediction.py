@@ -64,3 +64,48 @@ def test_finishing_order_explains_little_at_the_articles_ratio():
 def test_rejects_bad_values(bad):
     with pytest.raises(ValueError):
         round_robin(**{"sessions": 2, "quantum_s": 0.01, "session_s": 1.0, **bad})
+
+
+# ---------------------------------------------------------------------------
+# Solaris's TS class (quantum_prediction.time_sharing), simulated over the
+# engine's own ts_dptbl, against schedules worked by hand: Q = 300 ms in every
+# level, 10 ms ticks, every session entering at level 29.
+
+
+def test_ts_one_session_runs_alone():
+    from quantum_prediction import time_sharing
+
+    p = time_sharing(1, 0.3, 1.0)
+    assert p.completions_s == pytest.approx((1.0,)) and p.spread_s == 0
+
+
+def test_ts_two_sessions_by_hand():
+    # A 0-0.3 (29 -> 19), B 0.3-0.6 (-> 19), A 0.6-0.9 done, B 0.9-1.2 done; no update reached.
+    from quantum_prediction import time_sharing
+
+    p = time_sharing(2, 0.3, 0.6)
+    assert p.completions_s == pytest.approx((0.9, 1.2))
+    assert p.mean_s == pytest.approx(1.05) and p.spread_s == pytest.approx(0.3)
+    assert p.boosts == 0 and p.expiries == 1
+
+
+def test_ts_update_lifts_the_waiting_above_the_one_that_ran():
+    # A, B, C each use a quantum at 29 (-> 19, 0.3 s left each); A runs on at 19 from 0.9 s.
+    # At the 1 s update B and C waited (maxwait 0): raised to lwait(19) = 51 above A, which
+    # ran: B 1.0-1.3 done, C 1.3-1.6 done, A (0.2 s left) 1.6-1.8 done.
+    from quantum_prediction import time_sharing
+
+    p = time_sharing(3, 0.3, 0.6)
+    assert p.completions_s == pytest.approx((1.8, 1.3, 1.6))
+    assert p.spread_s == pytest.approx(0.5)
+    assert p.boosts == pytest.approx(2 / 3)
+
+
+def test_ts_scale_scales_every_time():
+    # One factor on the quanta, the update and the tick: the schedule scales with it.
+    from quantum_prediction import time_sharing
+
+    full, small = time_sharing(5, 0.4, 26.7), time_sharing(5, 0.4, 26.7 * 0.05, scale=0.05)
+    assert small.mean_s == pytest.approx(full.mean_s * 0.05, rel=1e-6)
+    assert small.spread_s == pytest.approx(full.spread_s * 0.05, rel=1e-6, abs=1e-9)
+    assert small.boosts == full.boosts and small.expiries == full.expiries

@@ -2,15 +2,20 @@
 # under a longer scheduler quantum when several share a CPU? Sessions run
 # S per CPU, pinned or free on the CPUs (placement), under the OS (SCHED_RR
 # with kernel.sched_rr_timeslice_ms = Q, which needs root; SCHED_OTHER for
-# comparison) and under the engine's own fiber scheduler. Sessions are as long
+# comparison; Solaris's time-sharing class, the article's, emulated over
+# SCHED_FIFO with a dispatcher thread: os_ts, at the article's quanta
+# ts_quanta_ms, every dispatcher time and the session length times
+# ts_time_scale) and under the engine's own fiber scheduler. Sessions are as long
 # as the article's ratio of quantum to session makes them with our longest Q
 # (scripts/quantum_sizing.py, from a calibration run on this machine).
 #
 #   sizing    results/raw/quantum/sizing.json (timed: the calibration)
 #   runs      results/raw/quantum/rep{rep}/{scheduler}_{placement}_{workload}_q{Q}_s{S}.json (timed)
-#             (os_fair has no Q: its runs are named ..._qfair_s{S})
+#             (os_fair has no Q: its runs are named ..._qfair_s{S}; os_ts runs are named by
+#             the article's Q, before ts_time_scale)
 #   tables    results/tables/quantum/{runs,workload1,workload2,claims}.csv, claims.md
-#             (runs.csv: the round-robin prediction and the residual beside each point)
+#             (runs.csv: the round-robin prediction, or for os_ts the TS table's simulation,
+#             and the residual beside each point; ts.csv: os_ts beside os_rr, cell by cell)
 #   figure    results/figures/quantum/mean_session_time.{png,pdf}
 #
 # The article's numbers: workflows/data/quantum_paper.yaml (their one source).
@@ -27,14 +32,36 @@ def qt_sessions(workload):
     return own or QT["sessions_per_cpu"]
 
 
+def qt_quanta(scheduler, workload):
+    """A scheduler's quanta: os_fair none; os_ts the article's (ts_quanta_ms; the memory workload its
+    shortest and longest, as the article's workload 2); the others the profile's quanta_ms."""
+    if scheduler == "os_fair":
+        return ["fair"]
+    if scheduler == "os_ts":
+        ts = sorted(QT["ts_quanta_ms"])
+        return [_qt_name(q) for q in (ts if workload == "cpu" else [ts[0], ts[-1]])]
+    return QT["quanta_ms"]
+
+
+def qt_placements(scheduler):
+    """os_ts runs pinned where the profile has it (each CPU its own TS queue: the prediction's model)."""
+    if scheduler == "os_ts" and "pinned" in QT["placements"]:
+        return ["pinned"]
+    return QT["placements"]
+
+
+def _qt_name(q):
+    """A quantum as a cell's name has it: whole milliseconds without a decimal point."""
+    return int(q) if float(q).is_integer() else q
+
+
 def qt_runs():
     """Every run of one repeat, by name: scheduler x placement x workload x Q x S (os_fair has no Q)."""
     runs = {}
     for scheduler in QT["schedulers"]:
-        quanta = ["fair"] if scheduler == "os_fair" else QT["quanta_ms"]
-        for placement in QT["placements"]:
+        for placement in qt_placements(scheduler):
             for workload in QT["workloads"]:
-                for q in quanta:
+                for q in qt_quanta(scheduler, workload):
                     for s in qt_sessions(workload):
                         # By the engine table's names: the profile's settings (cpus, table_mb,
                         # latch), then the run's; os_fair ignores Q (the first one keeps it valid).
@@ -52,7 +79,7 @@ for _run, _settings in QT_RUNS.items():  # settings as data (workflows/common.sm
 QT_SIZING = f"{RESULTS}/raw/{QT_STUDY}/sizing.json"
 QT_RUN = raw_path(QT_STUDY, "{run}")
 QT_GRID = {"run": list(QT_RUNS)}
-QT_TABLES = ["runs", "workload1", "workload2"]
+QT_TABLES = ["runs", "workload1", "workload2", "ts"]
 QT_TARGETS = [
     *(table_path(QT_STUDY, name) for name in (*QT_TABLES, "claims")),
     f"{RESULTS}/tables/{QT_STUDY}/claims.md",
@@ -81,6 +108,8 @@ rule quantum_sizing:
         longest_quantum_ms=max(QT["quanta_ms"]),
         table_mb=QT["table_mb"],
         workloads=QT["workloads"],
+        # os_ts sessions: the article's times the dispatcher's scale (none where os_ts is not run)
+        ts_time_scale=QT["ts_time_scale"] if "os_ts" in QT["schedulers"] else None,
     threads: TIMED_THREADS
     resources:
         timed=1,

@@ -85,7 +85,7 @@ def key_cache_config_fields() -> list[dict[str, Any]]:
 
 def run_sessions(**settings: Any) -> dict[str, Any]:
     """Run sessions per CPU (pinned, or free on the run's CPUs) under the engine's fiber scheduler or the
-    OS scheduler; per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings
+    OS scheduler (os_ts: Solaris's TS class emulated, with the dispatcher's own counts); per session: times, switches, effective_quantum_ms, switch_cost_fit sums. The settings
     are E4's table's (engine/src/driver/quantum/fields.hpp; quantum_config_fields() lists them)."""
 
 def quantum_config(**settings: Any) -> dict[str, Any]:
@@ -94,6 +94,10 @@ def quantum_config(**settings: Any) -> dict[str, Any]:
 
 def quantum_config_fields() -> list[dict[str, Any]]:
     """The settings of E4's session runs: name, type, unit, range, default, help, required."""
+
+def ts_dispatch_table() -> dict[str, Any]:
+    """Solaris's default TS dispatch table as os_ts uses it (engine/src/sched/ts_table.hpp): levels
+    (quantum_ms, tqexp, slpret, maxwait_s, lwait), tick_ms, update_ms, entry_level."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""

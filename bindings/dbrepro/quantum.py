@@ -18,6 +18,13 @@ either pinned there or free on all of them (`placement`):
            sched/base_slice_ns) set to Q for the run and restored -- needs
            root and a kernel that lets debugfs be written (a locked-down
            kernel refuses even reading it: the run then fails and says so).
+  os_ts    Solaris's time-sharing class emulated (engine/src/sched/ts_linux.hpp): the
+           default ts_dptbl with Q in every level's ts_quantum (our reading of the
+           article, which changed the table's quantum and does not print its table);
+           sessions SCHED_FIFO at their level's priority, a dispatcher thread above
+           them moving them at quantum expiry and at the once-a-second update;
+           `ts_time_scale` multiplies every dispatcher time (quanta, the update, the
+           tick); `time_limit_s` bounds the run -- needs root.
 
 The memory-bound sessions all scan one table, loaded once into one buffer
 cache with a latch per group of hash chains, as the article's Oracle sessions
@@ -283,7 +290,9 @@ def run_sessions(
             kept = sessions()
     else:
         kept = sessions()
-    metrics = summarize(kept.value, quantum_ms if scheduler != "os_fair" else None)
+    # Under os_ts the quantum that acts is Q times the dispatcher's scale.
+    acting_ms = quantum_ms * engine_settings["ts_time_scale"] if scheduler == "os_ts" else quantum_ms
+    metrics = summarize(kept.value, acting_ms if scheduler != "os_fair" else None)
     metrics["kernel"] = kernel
     metrics["host"] = {
         "wall_seconds": time.perf_counter() - started,
@@ -370,7 +379,7 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
     fits = [s["switch_cost_fit"] for s in sessions]
     switch_cost = switch_cost_seconds(fits)
     metered_switches = sum(f["sum_x"] for f in fits) / len(sessions)
-    return {
+    figures = {
         "sessions": sessions,
         "table_bytes": raw["table_bytes"],
         "cache_bytes": raw["cache_bytes"],
@@ -400,6 +409,33 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
         "kernel_switches_per_second": kernel_switches / makespan if makespan > 0 else 0.0,
         "engine_switches_per_second": engine_switches / makespan if makespan > 0 else 0.0,
         "results_agree": len({s["result"] for s in sessions}) == 1,
+        # os_ts (the TS dispatcher, engine/src/sched/ts_linux.hpp); 0 under the other schedulers.
+        "ts_boosts": statistics.fmean(s.get("ts_boosts", 0) for s in sessions),
+        "ts_expiries": statistics.fmean(s.get("ts_expiries", 0) for s in sessions),
+        "ts_boosts_per_second": sum(s.get("ts_boosts", 0) for s in sessions) / makespan if makespan > 0 else 0.0,
+        "ts_expiries_per_second": sum(s.get("ts_expiries", 0) for s in sessions) / makespan if makespan > 0 else 0.0,
+        **_dispatcher_figures(raw.get("dispatcher")),
+    }
+    # The scheduler's own switches: the kernel's, less the TS dispatcher's tick preemptions (a
+    # thread here, an interrupt on Solaris; 0 under the other schedulers).
+    # The count is an estimate (a session that ran part of a tick and then slept counts as preempted):
+    # never below zero.
+    own = max(0, kernel_switches - figures["dispatcher_preemptions"])
+    figures["scheduler_switches_per_second"] = own / makespan if makespan > 0 else 0.0
+    return figures
+
+
+def _dispatcher_figures(dispatcher: dict[str, Any] | None) -> dict[str, Any]:
+    """The TS dispatcher's own cost: its CPU time per second of its run, its ticks and updates."""
+    d = dispatcher or {}
+    wall = d.get("wall_seconds", 0.0)
+    return {
+        "dispatcher_cpu_seconds": d.get("cpu_seconds", 0.0),
+        "dispatcher_cpu_ms_per_second": 1000 * d.get("cpu_seconds", 0.0) / wall if wall > 0 else 0.0,
+        "dispatcher_updates": d.get("updates", 0),
+        "dispatcher_late_ticks": d.get("late_ticks", 0),
+        "dispatcher_timed_out": bool(d.get("timed_out", False)),
+        "dispatcher_preemptions": d.get("preemptions", 0),
     }
 
 
@@ -430,7 +466,7 @@ def build_parser():
     settings.add_options(parser, config_fields())
     settings.add_settings_file(parser)
     parser.add_argument("--sizing", help="a sizing record (JSON, from size_sessions): its cpu_iterations or passes "
-                        "for the workload replace --cpu-iterations / --passes")
+                        "for the workload (os_ts: its ts_ entry where it has one) replace --cpu-iterations / --passes")
     parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
     return parser
 
@@ -442,7 +478,10 @@ def _sized(args, given: dict[str, Any]) -> dict[str, Any]:
     import json
 
     try:
-        record = json.loads(Path(args.sizing).read_text())[given["workload"]]
+        sizing = json.loads(Path(args.sizing).read_text())
+        # os_ts sessions have their own length (the article's times ts_time_scale), where the record has one.
+        ts_key = f"ts_{given['workload']}"
+        record = sizing[ts_key if given.get("scheduler") == "os_ts" and ts_key in sizing else given["workload"]]
     except (OSError, ValueError, KeyError) as error:
         raise ConfigError("sizing", f"no {given['workload']} sizing in {args.sizing}: {error}") from None
     unit = UNIT_NAMES[given["workload"]]

@@ -10,6 +10,7 @@
 #include "module_common.hpp"
 #include "driver/quantum/run.hpp"
 #include "driver/quantum/fields.hpp"
+#include "sched/ts_table.hpp"
 
 namespace py = pybind11;
 using namespace dbrepro;
@@ -34,10 +35,19 @@ py::dict to_dict(const SessionsResult& result) {
                              py::arg("switch_cost_fit") = switch_cost_dict(s.switch_cost),
                              py::arg("latch_acquisitions") = s.latch.acquisitions,
                              py::arg("latch_waits") = s.latch.waits, py::arg("latch_wait_ns") = s.latch.wait_ns,
-                             py::arg("latch_holder_preemptions") = s.latch.holder_preemptions));
+                             py::arg("latch_holder_preemptions") = s.latch.holder_preemptions,
+                             py::arg("ts_expiries") = s.ts_expiries, py::arg("ts_boosts") = s.ts_boosts,
+                             py::arg("ts_final_level") = s.ts_final_level));
+  const DispatcherStats& d = result.dispatcher;
   return py::dict(py::arg("scheduler") = result.scheduler, py::arg("makespan_seconds") = result.makespan_seconds,
                   py::arg("table_bytes") = result.table_bytes, py::arg("cache_bytes") = result.cache_bytes,
-                  py::arg("latches") = result.latches, py::arg("sessions") = sessions);
+                  py::arg("latches") = result.latches, py::arg("sessions") = sessions,
+                  py::arg("dispatcher") = py::dict(py::arg("cpu_seconds") = d.cpu_seconds,
+                                                   py::arg("wall_seconds") = d.wall_seconds, py::arg("ticks") = d.ticks,
+                                                   py::arg("late_ticks") = d.late_ticks, py::arg("updates") = d.updates,
+                                                   py::arg("priority_sets") = d.priority_sets,
+                                                   py::arg("preemptions") = d.preemptions,
+                                                   py::arg("timed_out") = d.timed_out));
 }
 
 // run_sessions(**settings): settings by the E4 table's names (driver/quantum/fields.hpp),
@@ -50,6 +60,8 @@ py::dict run_sessions(const py::args& args, const py::kwargs& settings) {
     py::gil_scoped_release release;
     if (config.scheduler == "engine")
       result = run_engine_scheduler(config.sessions);
+    else if (config.scheduler == "os_ts")
+      result = run_ts_scheduler(config.sessions, config.ts);
     else
       // os_fair_q is SCHED_OTHER: the caller has set the fair scheduler's base slice.
       result = run_os_scheduler(config.sessions, config.scheduler == "os_rr" ? OsPolicy::kRoundRobin : OsPolicy::kFair);
@@ -57,13 +69,31 @@ py::dict run_sessions(const py::args& args, const py::kwargs& settings) {
   return to_dict(result);
 }
 
+// The default ts_dptbl and the dispatcher's times, as the engine holds them
+// (sched/ts_table.hpp): the prediction simulates the same table.
+py::dict ts_dispatch_table() {
+  py::list levels;
+  for (u32 l = 0; l < kTsLevels; ++l) {
+    const TsLevel& r = kDefaultTsTable[l];
+    levels.append(py::dict(py::arg("level") = l, py::arg("quantum_ms") = r.quantum_ms, py::arg("tqexp") = r.tqexp,
+                           py::arg("slpret") = r.slpret, py::arg("maxwait_s") = r.maxwait_s,
+                           py::arg("lwait") = r.lwait));
+  }
+  return py::dict(py::arg("levels") = levels, py::arg("tick_ms") = kSolarisTickMs,
+                  py::arg("update_ms") = kTsUpdateMs, py::arg("entry_level") = kTsEntryLevel);
+}
+
 }  // namespace
 
 void register_quantum(py::module_& m) {
   m.def("run_sessions", &run_sessions,
         "run_sessions(**settings), settings named as quantum_config_fields() lists them. E4: run S sessions per CPU (pinned to it, or free on all the CPUs) under the engine's fiber scheduler "
-        "(engine) or the OS scheduler (os_rr: SCHED_RR, whose timeslice the caller sets; os_fair: SCHED_OTHER); "
+        "(engine) or the OS scheduler (os_rr: SCHED_RR, whose timeslice the caller sets; os_fair: SCHED_OTHER; "
+        "os_ts: Solaris's TS class emulated over SCHED_FIFO with a dispatcher thread); "
         "per-session times, switches, the quantum read back and the switch-cost sums as dicts.");
+  m.def("ts_dispatch_table", &ts_dispatch_table,
+        "Solaris's default TS dispatch table (ts_dptbl) as the engine's os_ts scheduler uses it: 60 levels "
+        "(quantum_ms, tqexp, slpret, maxwait_s, lwait), the clock tick, the update period and the entry level.");
   m.def("available_cpus", &available_cpus, "CPUs in this process's affinity mask.");
   bindings::def_config<SessionsRunConfig>(m, "quantum_config", sessions_fields(),
                                           [](const SessionsRunConfig& c) { validate(c); },

@@ -12,6 +12,13 @@ size_sessions) turns T into iterations or passes; nothing is tuned to a
 result. Writes the sizing record that `python -m dbrepro.quantum --sizing`
 reads.
 
+Sessions under the emulated TS class (os_ts) have their own entries,
+`ts_cpu` and `ts_memory`: the article's session times ts_time_scale, the one
+factor on every time of the TS dispatcher, so a session spans as many
+one-second updates and quanta as the article's. Where that is our round-robin
+session length (the profiles choose ts_time_scale = our longest Q / 400 ms),
+the entry is the same units, not a second calibration.
+
 Run by Snakemake (rule quantum_sizing), or by hand:
     python workflows/scripts/quantum_sizing.py paper.yaml sizing.json LONGEST_Q_MS TABLE_MB cpu memory
 """
@@ -41,7 +48,26 @@ def session_seconds(paper: dict, workload: str, longest_quantum_ms: float) -> fl
     return longest_quantum_ms / 1000 / ratio
 
 
-def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads) -> None:
+def ts_sizing(paper: dict, sizing: dict, workloads, ts_time_scale: float, table_mb: float) -> dict:
+    """The os_ts entries (see the module's docstring)."""
+    from dbrepro import quantum
+
+    out, wanted = {}, {}
+    for workload in workloads:
+        seconds = article_session_seconds(paper, workload) * ts_time_scale
+        same = sizing.get(workload)
+        if same and abs(same["session_seconds"] - seconds) <= 0.01 * seconds:
+            out[f"ts_{workload}"] = {**same, "session_seconds": seconds, "same_as": workload}
+        else:
+            wanted[workload] = seconds
+    for workload, record in quantum.size_sessions(wanted, table_mb=table_mb).items():
+        out[f"ts_{workload}"] = record
+    for record in out.values():
+        record["ts_time_scale"] = ts_time_scale
+    return out
+
+
+def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads, ts_time_scale=None) -> None:
     from dbrepro import quantum, records
 
     paper = load_paper(paper_path)
@@ -51,16 +77,18 @@ def main(paper_path, out_path, longest_quantum_ms, table_mb, workloads) -> None:
         record["article_session_seconds"] = article_session_seconds(paper, workload)
         record["article_longest_quantum_ms"] = 1000 * article_longest_quantum_s(paper, workload)
         record["longest_quantum_ms"] = float(longest_quantum_ms)
+    if ts_time_scale:
+        sizing.update(ts_sizing(paper, sizing, workloads, float(ts_time_scale), float(table_mb)))
     records.write_json_atomic(sizing, out_path)  # a calibration run: written whole or not at all
-    for workload, record in sizing.items():
-        unit = quantum.UNIT_NAMES[workload]
-        print(f"{workload}: {record['session_seconds']:.3f} s -> {record[unit]} {unit}", file=sys.stderr)
+    for name, record in sizing.items():
+        unit = quantum.UNIT_NAMES[name.removeprefix("ts_")]
+        print(f"{name}: {record['session_seconds']:.3f} s -> {record[unit]} {unit}", file=sys.stderr)
 
 
 if "snakemake" in globals():
     with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
         sys.stderr = log
         main(snakemake.input.paper, snakemake.output.sizing, snakemake.params.longest_quantum_ms,  # noqa: F821
-             snakemake.params.table_mb, snakemake.params.workloads)  # noqa: F821
+             snakemake.params.table_mb, snakemake.params.workloads, snakemake.params.ts_time_scale)  # noqa: F821
 elif __name__ == "__main__":
     main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])

@@ -43,15 +43,32 @@ struct SessionStats {
   double effective_quantum_ms = 0;
   SwitchCostFit switch_cost;    // its units of work: CPU time against switches inside
   LatchCounters latch;          // the shared table's chain latches, as this session took them
+  // Under the emulated TS class (os_ts, sched/ts_linux.hpp): quanta used up, raises to ts_lwait, last level.
+  u64 ts_expiries = 0;
+  u64 ts_boosts = 0;
+  u32 ts_final_level = 0;
+};
+
+// The TS dispatcher's own cost and counts (os_ts; zero under the other schedulers).
+struct DispatcherStats {
+  double cpu_seconds = 0;   // the dispatcher thread's CPU time
+  double wall_seconds = 0;
+  u64 ticks = 0;
+  u64 late_ticks = 0;
+  u64 updates = 0;          // once-a-second updates (scaled)
+  u64 priority_sets = 0;
+  u64 preemptions = 0;      // ticks that preempted a session (an involuntary switch not the scheduler's)
+  bool timed_out = false;   // the run passed its time limit: sessions were given back to SCHED_OTHER
 };
 
 struct SessionsResult {
-  std::string scheduler;  // "engine", "os_rr", "os_fair"
+  std::string scheduler;  // "engine", "os_rr", "os_fair", "os_ts"
   double makespan_seconds = 0;
   double table_bytes = 0;  // the table every session scans (memory workload)
   double cache_bytes = 0;  // the buffer cache it is loaded in
   u32 latches = 0;         // the cache's chain latches
   std::vector<SessionStats> sessions;
+  DispatcherStats dispatcher;
 };
 
 }  // namespace dbrepro::sched

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "driver/quantum/run.hpp"
+#include "sched/ts_table.hpp"
 
 namespace dbrepro::sched {
 
@@ -50,10 +51,12 @@ const char* latch_name(LatchKind kind) {
 // may run on.
 constexpr double kMiB = 1 << 20;
 
-const std::array<SessionsField, 14> kSessionsFields = {{
-    {"scheduler", FieldType::kText, "", "engine, os_rr, os_fair, os_fair_q",
-     "engine (the engine's fiber scheduler), os_rr (SCHED_RR), os_fair (SCHED_OTHER) or os_fair_q "
-     "(SCHED_OTHER with the fair scheduler's base slice set to Q by the caller, dbrepro.quantum)",
+const std::array<SessionsField, 16> kSessionsFields = {{
+    {"scheduler", FieldType::kText, "", "engine, os_rr, os_fair, os_fair_q, os_ts",
+     "engine (the engine's fiber scheduler), os_rr (SCHED_RR), os_fair (SCHED_OTHER), os_fair_q "
+     "(SCHED_OTHER with the fair scheduler's base slice set to Q by the caller, dbrepro.quantum) or os_ts "
+     "(Solaris's time-sharing class emulated: the default ts_dptbl with Q in every level, sessions SCHED_FIFO "
+     "at their level's priority, a dispatcher thread above them; engine/src/sched/ts_linux.hpp)",
      [](SessionsRunConfig& c, const FieldValue& v) { c.scheduler = text_of("scheduler", v); },
      [](const SessionsRunConfig& c) { return FieldValue{c.scheduler}; }},
     {"workload", FieldType::kText, "", "cpu, memory",
@@ -86,7 +89,9 @@ const std::array<SessionsField, 14> kSessionsFields = {{
        c.sessions.sessions_per_cpu = unsigned_of<u32>("sessions_per_cpu", v);
      },
      [](const SessionsRunConfig& c) { return integer(c.sessions.sessions_per_cpu); }},
-    {"quantum_ms", FieldType::kFloat, "ms", "> 0", "the quantum Q (the engine scheduler's; the OS one is a kernel tunable the caller sets)",
+    {"quantum_ms", FieldType::kFloat, "ms", "> 0",
+     "the quantum Q (the engine scheduler's; the OS one is a kernel tunable the caller sets; os_ts: every "
+     "level's ts_quantum, before ts_time_scale)",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.quantum_ms = float_of("quantum_ms", v); },
      [](const SessionsRunConfig& c) { return FieldValue{c.sessions.quantum_ms}; }},
     {"cpu_iterations", FieldType::kUnsigned, "", ">= 1", "a CPU-bound session's units of work",
@@ -119,6 +124,24 @@ const std::array<SessionsField, 14> kSessionsFields = {{
     {"latches", FieldType::kUnsigned, "", ">= 1", "the buffer cache's chain latches (Oracle's _db_block_hash_latches)",
      [](SessionsRunConfig& c, const FieldValue& v) { c.sessions.latches = unsigned_of<u32>("latches", v); },
      [](const SessionsRunConfig& c) { return integer(c.sessions.latches); }},
+    {"ts_time_scale", FieldType::kFloat, "", "(0, 1]",
+     "os_ts: every dispatcher time (each level's quantum, the one-second update, the 10 ms clock tick) times "
+     "this factor (1: Solaris's own times)",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const double scale = float_of("ts_time_scale", v);
+       if (!(scale > 0) || scale > 1) throw std::invalid_argument("ts_time_scale: must be > 0 and <= 1");
+       c.ts.time_scale = scale;
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{c.ts.time_scale}; }},
+    {"time_limit_s", FieldType::kFloat, "s", "> 0",
+     "os_ts: past this the dispatcher gives every session back to SCHED_OTHER and the run is marked timed out "
+     "(real-time sessions never hold the machine longer)",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const double limit = float_of("time_limit_s", v);
+       if (!(limit > 0)) throw std::invalid_argument("time_limit_s: must be > 0");
+       c.ts.time_limit_s = limit;
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{c.ts.time_limit_s}; }},
 }};
 
 }  // namespace
@@ -127,10 +150,11 @@ std::span<const SessionsField> sessions_fields() { return kSessionsFields; }
 
 void validate(const SessionsRunConfig& config) {
   if (config.scheduler != "engine" && config.scheduler != "os_rr" && config.scheduler != "os_fair" &&
-      config.scheduler != "os_fair_q")
+      config.scheduler != "os_fair_q" && config.scheduler != "os_ts")
     throw std::invalid_argument("scheduler: invalid choice '" + config.scheduler +
-                                "' (allowed: engine, os_rr, os_fair, os_fair_q)");
+                                "' (allowed: engine, os_rr, os_fair, os_fair_q, os_ts)");
   validate(config.sessions);
+  if (config.scheduler == "os_ts") (void)ts_times(kDefaultTsTable, config.sessions.quantum_ms, config.ts.time_scale);
 }
 
 }  // namespace dbrepro::sched

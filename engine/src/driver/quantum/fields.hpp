@@ -8,14 +8,16 @@
 #include <string>
 
 #include "common/config_fields.hpp"
+#include "driver/quantum/run.hpp"
 #include "sched/session.hpp"
 
 namespace dbrepro::sched {
 
 // A run: the sessions' config and the scheduler that runs them.
 struct SessionsRunConfig {
-  std::string scheduler = "engine";  // engine (fibers), os_rr (SCHED_RR) or os_fair (the fair class)
+  std::string scheduler = "engine";  // engine (fibers), os_rr (SCHED_RR), os_fair (the fair class), os_ts (TS emulated)
   SessionsConfig sessions;
+  TsSettings ts;  // os_ts only
 };
 
 using SessionsField = config::Field<SessionsRunConfig>;

@@ -10,6 +10,7 @@
 #include <latch>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -17,6 +18,8 @@
 
 #include "common/page_size.hpp"
 #include "sched/fiber_scheduler.hpp"
+#include "sched/ts_linux.hpp"
+#include "sched/ts_table.hpp"
 
 namespace dbrepro::sched {
 namespace {
@@ -202,13 +205,18 @@ struct OsSession {
   const std::atomic<bool>* abort;
   const i64* t0;
   SessionStats* stats;
+  TsSessionThread* ts;  // the TS dispatcher's view of this thread (os_ts), else null
 };
 
 template <class Table>
 void* os_session_main(void* arg) {
   auto& s = *static_cast<OsSession<Table>*>(arg);
+  if (s.ts) s.ts->tid.store(static_cast<int>(::gettid()), std::memory_order_release);
   s.start->wait();
-  if (s.abort->load()) return nullptr;
+  if (s.abort->load()) {
+    if (s.ts) s.ts->finished.store(true, std::memory_order_release);
+    return nullptr;
+  }
   // Read back while every session is running: the timeslice the kernel gives this thread.
   s.stats->effective_quantum_ms = rr_interval_ms();
   const Switches before = thread_switches();
@@ -227,57 +235,127 @@ void* os_session_main(void* arg) {
   s.stats->cpu_seconds = thread_cpu_seconds() - cpu_before;
   s.stats->voluntary_switches = after.voluntary - before.voluntary;
   s.stats->involuntary_switches = after.involuntary - before.involuntary;
+  if (s.ts) s.ts->finished.store(true, std::memory_order_release);
   return nullptr;
 }
+
+// The OS schedulers as policy types, chosen once at the run's start: each
+// says how a session thread is created and what runs beside the sessions
+// (only TS has a dispatcher); the sessions' own loop is the same code.
+struct RoundRobinPolicy {
+  static constexpr const char* kName = "os_rr";
+  static constexpr int kPolicy = SCHED_RR;
+  static constexpr bool kDispatcher = false;
+  static constexpr int priority() { return 1; }
+};
+
+struct FairPolicy {
+  static constexpr const char* kName = "os_fair";
+  static constexpr int kPolicy = SCHED_OTHER;
+  static constexpr bool kDispatcher = false;
+  static constexpr int priority() { return 0; }
+};
+
+// Solaris's TS class emulated (sched/ts_linux.hpp): sessions SCHED_FIFO at the
+// priority of the level they enter at, a dispatcher thread above them.
+struct TimeSharingPolicy {
+  static constexpr const char* kName = "os_ts";
+  static constexpr int kPolicy = SCHED_FIFO;
+  static constexpr bool kDispatcher = true;
+  static constexpr int priority() { return ts_rt_priority(kTsEntryLevel); }
+  TsTimes times;
+  i64 limit_ns;
+};
 
 // Thread attributes: placed (pinned to one CPU or free on all), with the policy set explicitly
 // (not inherited from the caller).
 struct ThreadAttr {
   pthread_attr_t attr;
-  ThreadAttr(const SessionsConfig& config, u32 cpu, OsPolicy policy) {
+  ThreadAttr(const cpu_set_t& set, int policy, int priority) {
     ::pthread_attr_init(&attr);
-    const cpu_set_t set = placement(config, cpu);
     ::pthread_attr_setaffinity_np(&attr, sizeof set, &set);
     ::pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
     sched_param param{};
-    param.sched_priority = policy == OsPolicy::kRoundRobin ? 1 : 0;
-    ::pthread_attr_setschedpolicy(&attr, policy == OsPolicy::kRoundRobin ? SCHED_RR : SCHED_OTHER);
+    param.sched_priority = priority;
+    ::pthread_attr_setschedpolicy(&attr, policy);
     ::pthread_attr_setschedparam(&attr, &param);
   }
   ~ThreadAttr() { ::pthread_attr_destroy(&attr); }
 };
 
-std::string create_error(int code, OsPolicy policy) {
-  if (code == EPERM && policy == OsPolicy::kRoundRobin)
-    return "SCHED_RR needs root or CAP_SYS_NICE (a privileged container): pthread_create: " +
-           std::string(std::strerror(code));
+std::string create_error(int code, int policy) {
+  if (code == EPERM && policy != SCHED_OTHER)
+    return std::string(policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO") +
+           " needs root or CAP_SYS_NICE (a privileged container): pthread_create: " + std::string(std::strerror(code));
   return "pthread_create: " + std::string(std::strerror(code));
 }
 
+struct TsDispatcherThread {
+  const TimeSharingPolicy* policy;
+  std::span<TsSessionThread> sessions;
+  TsDispatcherStats stats;
+};
 
-template <class Table>
-SessionsResult run_os(const SessionsConfig& config, OsPolicy policy, Table* table) {
+void* ts_dispatcher_main(void* arg) {
+  auto& d = *static_cast<TsDispatcherThread*>(arg);
+  d.stats = run_ts_dispatcher(d.sessions, d.policy->times, d.policy->limit_ns);
+  return nullptr;
+}
+
+void record_dispatcher(SessionsResult& result, const TsDispatcherStats& stats, const TsTimes& times) {
+  result.dispatcher = {stats.cpu_seconds,   stats.wall_seconds, stats.ticks,    stats.late_ticks,
+                       stats.updates,       stats.priority_sets, stats.preemptions, stats.timed_out};
+  for (size_t i = 0; i < result.sessions.size() && i < stats.threads.size(); ++i) {
+    SessionStats& s = result.sessions[i];
+    s.ts_expiries = stats.threads[i].expiries;
+    s.ts_boosts = stats.threads[i].boosts;
+    s.ts_final_level = stats.threads[i].final_level;
+    s.effective_quantum_ms = static_cast<double>(times.quantum_ns[s.ts_final_level]) * 1e-6;
+  }
+}
+
+template <class Policy, class Table>
+SessionsResult run_os(const SessionsConfig& config, const Policy& policy, Table* table) {
   const u32 total = config.cpus * config.sessions_per_cpu;
-  SessionsResult result{policy == OsPolicy::kRoundRobin ? "os_rr" : "os_fair", 0, 0, 0, 0,
-                        std::vector<SessionStats>(total)};
+  SessionsResult result{Policy::kName, 0, 0, 0, 0, std::vector<SessionStats>(total)};
   std::latch start(1);
   std::atomic<bool> abort{false};
   i64 t0 = 0;
   std::vector<OsSession<Table>> args(total);
+  std::vector<TsSessionThread> ts(Policy::kDispatcher ? total : 0);
   std::vector<pthread_t> threads;
   std::optional<std::string> error;
   for (u32 s = 0; s < total; ++s) {
     result.sessions[s].session = s;
     result.sessions[s].cpu = cpu_of(s, config.cpus);
-    args[s] = {&config, table, &start, &abort, &t0, &result.sessions[s]};
-    ThreadAttr attr(config, result.sessions[s].cpu, policy);
+    args[s] = {&config, table, &start, &abort, &t0, &result.sessions[s], Policy::kDispatcher ? &ts[s] : nullptr};
+    ThreadAttr attr(placement(config, result.sessions[s].cpu), Policy::kPolicy, Policy::priority());
     pthread_t thread;
     const int code = ::pthread_create(&thread, &attr.attr, &os_session_main<Table>, &args[s]);
     if (code != 0) {
-      error = create_error(code, policy);
+      error = create_error(code, Policy::kPolicy);
       break;
     }
     threads.push_back(thread);
+    if constexpr (Policy::kDispatcher) {
+      ts[s].thread = thread;
+      ts[s].cpu = config.pinned ? nth_allowed_cpu(result.sessions[s].cpu) : -1;
+    }
+  }
+  // TS: the dispatcher starts before the sessions do, above them, on the run's CPUs.
+  [[maybe_unused]] TsDispatcherThread dispatcher{};
+  [[maybe_unused]] pthread_t dispatcher_thread{};
+  bool dispatching = false;
+  if constexpr (Policy::kDispatcher) {
+    if (!error) {
+      dispatcher = {&policy, std::span<TsSessionThread>(ts), {}};
+      SessionsConfig everywhere = config;
+      everywhere.pinned = false;
+      ThreadAttr attr(placement(everywhere, 0), SCHED_FIFO, kTsDispatcherPriority);
+      const int code = ::pthread_create(&dispatcher_thread, &attr.attr, &ts_dispatcher_main, &dispatcher);
+      if (code != 0) error = create_error(code, SCHED_FIFO);
+      dispatching = code == 0;
+    }
   }
   if (error) abort.store(true);
   // Sessions wait on the latch (blocked, not spinning), so a real-time
@@ -285,19 +363,41 @@ SessionsResult run_os(const SessionsConfig& config, OsPolicy policy, Table* tabl
   t0 = SteadyClock{}.now();
   start.count_down();
   for (pthread_t t : threads) ::pthread_join(t, nullptr);
+  if constexpr (Policy::kDispatcher) {
+    if (dispatching) {
+      // A session that never started leaves its flag unset: mark every one done for the dispatcher.
+      for (auto& s : ts) s.finished.store(true, std::memory_order_release);
+      ::pthread_join(dispatcher_thread, nullptr);
+      record_dispatcher(result, dispatcher.stats, policy.times);
+    }
+  }
   if (error) throw std::runtime_error(*error);
   finish(result, table);
   return result;
 }
 
-}  // namespace
-
-SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
+template <class Policy>
+SessionsResult run_os_with(const SessionsConfig& config, const Policy& policy) {
   validate(config);
   return with_latch(config.latch, config.latch_spin, [&]<class Latch>() {
     const auto table = make_table<Latch>(config);
     return run_os(config, policy, table.get());
   });
+}
+
+}  // namespace
+
+SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
+  if (policy == OsPolicy::kRoundRobin) return run_os_with(config, RoundRobinPolicy{});
+  return run_os_with(config, FairPolicy{});
+}
+
+SessionsResult run_ts_scheduler(const SessionsConfig& config, const TsSettings& ts) {
+  if (!(ts.time_scale > 0)) throw std::invalid_argument("ts_time_scale: must be > 0");
+  if (!(ts.time_limit_s > 0)) throw std::invalid_argument("time_limit_s: must be > 0");
+  const TimeSharingPolicy policy{ts_times(kDefaultTsTable, config.quantum_ms, ts.time_scale),
+                                 static_cast<i64>(ts.time_limit_s * 1e9)};
+  return run_os_with(config, policy);
 }
 
 }  // namespace dbrepro::sched

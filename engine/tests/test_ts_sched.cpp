@@ -1,0 +1,245 @@
+// Solaris's TS dispatcher (sched/ts_dispatcher.hpp) against a schedule worked
+// by hand, on a fake clock; and its Linux mechanism (sched/ts_linux.hpp) on
+// real threads where SCHED_FIFO is permitted.
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <array>
+#include <deque>
+#include <string>
+
+#include "driver/quantum/run.hpp"
+#include "sched/ts_dispatcher.hpp"
+#include "sched/ts_table.hpp"
+
+namespace dbrepro::sched {
+namespace {
+
+constexpr i64 kMs = 1'000'000;
+
+struct ManualClock {
+  i64 t = 0;
+  i64 now() const { return t; }
+};
+
+TEST(TsTable, DefaultTableAsTsDptbl4PrintsIt) {
+  // Spot rows of `dispadmin -c TS -g`: level: quantum tqexp slpret maxwait lwait.
+  const auto row = [](u32 l) {
+    const TsLevel& r = kDefaultTsTable[l];
+    return std::array<i32, 5>{r.quantum_ms, r.tqexp, r.slpret, r.maxwait_s, r.lwait};
+  };
+  EXPECT_EQ(row(0), (std::array<i32, 5>{200, 0, 50, 0, 50}));
+  EXPECT_EQ(row(19), (std::array<i32, 5>{160, 9, 51, 0, 51}));
+  EXPECT_EQ(row(29), (std::array<i32, 5>{120, 19, 52, 0, 52}));
+  EXPECT_EQ(row(35), (std::array<i32, 5>{80, 25, 54, 0, 54}));
+  EXPECT_EQ(row(45), (std::array<i32, 5>{40, 35, 56, 0, 56}));
+  EXPECT_EQ(row(48), (std::array<i32, 5>{40, 38, 58, 0, 58}));
+  EXPECT_EQ(row(49), (std::array<i32, 5>{40, 39, 58, 0, 59}));
+  EXPECT_EQ(row(59), (std::array<i32, 5>{20, 49, 59, 32000, 59}));
+  for (u32 l = 0; l < kTsLevels; ++l) {
+    EXPECT_LE(kDefaultTsTable[l].tqexp, l) << "level " << l;    // an expired quantum never raises
+    EXPECT_GE(kDefaultTsTable[l].lwait, l) << "level " << l;    // a long wait never lowers
+    EXPECT_LT(kDefaultTsTable[l].slpret, kTsLevels) << "level " << l;
+  }
+}
+
+TEST(TsTable, QInEveryLevelAndOneScaleForEveryTime) {
+  const TsTimes own = ts_times(kDefaultTsTable, 0, 1.0);
+  EXPECT_EQ(own.quantum_ns[0], 200 * kMs);
+  EXPECT_EQ(own.quantum_ns[59], 20 * kMs);
+  EXPECT_EQ(own.update_ns, 1000 * kMs);
+  EXPECT_EQ(own.tick_ns, 10 * kMs);
+  const TsTimes scaled = ts_times(kDefaultTsTable, 400, 0.05);
+  for (i64 q : scaled.quantum_ns) EXPECT_EQ(q, 20 * kMs);
+  EXPECT_EQ(scaled.update_ns, 50 * kMs);
+  EXPECT_EQ(scaled.tick_ns, kMs / 2);
+  EXPECT_THROW(ts_times(kDefaultTsTable, 400, 0), std::invalid_argument);
+}
+
+// One CPU as Solaris (and SCHED_FIFO) runs it: the first thread of the highest
+// non-empty level runs; a move puts the thread at the back of its new level; a
+// preempted thread keeps its place at the front of its own.
+class OneCpu {
+ public:
+  OneCpu(u32 threads, double quantum_ms)
+      : core_(kDefaultTsTable, ts_times(kDefaultTsTable, quantum_ms, 1.0), clock_, threads) {
+    for (u32 t = 0; t < threads; ++t) queues_[kTsEntryLevel].push_back(t);
+  }
+  int running() const {
+    for (int l = kTsLevels - 1; l >= 0; --l)
+      if (!queues_[l].empty()) return static_cast<int>(queues_[l].front());
+    return -1;
+  }
+  // Advance the clock by 10 ms ticks to `until_ms`, charging the running
+  // thread and running the update when it is due.
+  void run_to(i64 until_ms) {
+    while (clock_.t < until_ms * kMs) {
+      clock_.t += 10 * kMs;
+      const int r = running();
+      if (r >= 0)
+        if (const auto m = core_.charge(static_cast<u32>(r), 10 * kMs)) apply(*m);
+      if (core_.update_due())
+        for (const TsMove& m : core_.update([&](u32 t) { return static_cast<int>(t) != running() && queued(t); }))
+          apply(m);
+    }
+  }
+  void sleep(u32 t) {
+    remove(t);
+    core_.sleep(t);
+  }
+  void wake(u32 t) {
+    const auto m = core_.wake(t);
+    ASSERT_TRUE(m.has_value());
+    queues_[m->to].push_back(t);
+  }
+  const TsThread& thread(u32 t) const { return core_.thread(t); }
+  TsDispatcher<ManualClock>& core() { return core_; }
+
+ private:
+  void apply(const TsMove& m) {
+    remove(m.thread);
+    queues_[m.to].push_back(m.thread);
+  }
+  void remove(u32 t) {
+    for (auto& q : queues_) std::erase(q, t);
+  }
+  bool queued(u32 t) const {
+    for (const auto& q : queues_)
+      for (u32 x : q)
+        if (x == t) return true;
+    return false;
+  }
+  ManualClock clock_;
+  TsDispatcher<ManualClock> core_;
+  std::array<std::deque<u32>, kTsLevels> queues_;
+};
+
+// Three CPU-bound threads A, B, C enter at level 29 with Q = 300 ms in every
+// level. Worked by hand:
+//   0-300    A runs at 29; expires -> tqexp(29) = 19
+//   300-600  B runs at 29; -> 19.   600-900: C at 29; -> 19
+//   900-1000 A runs at 19 (its new 300 ms quantum)
+//   1000     update: B and C waited (dispwait 1 > maxwait 0) -> lwait(19) = 51;
+//            A was running: not counted, stays at 19 with 200 ms left
+//   1000-1300 B at 51; -> tqexp(51) = 41.  1300-1600: C at 51; -> 41
+//   1600-1900 B at 41; -> 31.  1900-2000: C at 41
+//   2000     update: A waited since 1000 -> lwait(19) = 51; B waited since
+//            1900 -> lwait(31) = 53; C was running: stays at 41
+TEST(TsDispatcher, HandWorkedScheduleOfThreeCpuBoundThreads) {
+  constexpr u32 A = 0, B = 1, C = 2;
+  OneCpu cpu(3, 300);
+  cpu.run_to(300);
+  EXPECT_EQ(cpu.thread(A).level, 19);
+  EXPECT_EQ(cpu.thread(A).expiries, 1u);
+  EXPECT_EQ(cpu.running(), static_cast<int>(B));
+  cpu.run_to(900);
+  for (u32 t : {A, B, C}) EXPECT_EQ(cpu.thread(t).level, 19) << t;
+  EXPECT_EQ(cpu.running(), static_cast<int>(A));
+  cpu.run_to(1000);
+  EXPECT_EQ(cpu.core().updates(), 1u);
+  EXPECT_EQ(cpu.thread(A).level, 19);
+  EXPECT_EQ(cpu.thread(A).boosts, 0u);
+  EXPECT_EQ(cpu.thread(A).timeleft_ns, 200 * kMs);
+  EXPECT_EQ(cpu.thread(B).level, 51);
+  EXPECT_EQ(cpu.thread(C).level, 51);
+  EXPECT_EQ(cpu.thread(B).boosts, 1u);
+  EXPECT_EQ(cpu.thread(C).boosts, 1u);
+  EXPECT_EQ(cpu.running(), static_cast<int>(B));  // above A, which was preempted
+  cpu.run_to(1600);
+  EXPECT_EQ(cpu.thread(B).level, 41);
+  EXPECT_EQ(cpu.thread(C).level, 41);
+  cpu.run_to(1900);
+  EXPECT_EQ(cpu.thread(B).level, 31);
+  EXPECT_EQ(cpu.running(), static_cast<int>(C));
+  cpu.run_to(2000);
+  EXPECT_EQ(cpu.core().updates(), 2u);
+  EXPECT_EQ(cpu.thread(A).level, 51);
+  EXPECT_EQ(cpu.thread(B).level, 53);
+  EXPECT_EQ(cpu.thread(C).level, 41);
+  EXPECT_EQ(cpu.thread(C).boosts, 1u);
+  EXPECT_EQ(cpu.thread(A).expiries, 1u);
+  EXPECT_EQ(cpu.thread(B).expiries, 3u);
+  EXPECT_EQ(cpu.thread(C).expiries, 2u);
+  EXPECT_EQ(cpu.running(), static_cast<int>(B));  // 53 above A's 51
+}
+
+// A thread that sleeps is not raised at the update however long it sleeps;
+// when it wakes it returns at its level's ts_slpret with a fresh quantum.
+TEST(TsDispatcher, SleeperIsNotRaisedAndWakesAtSlpret) {
+  OneCpu cpu(2, 300);
+  cpu.run_to(300);   // thread 0: 29 -> 19
+  cpu.sleep(0);
+  cpu.run_to(2000);  // two updates: thread 1 runs alone, thread 0 sleeps
+  EXPECT_EQ(cpu.thread(0).level, 19);
+  EXPECT_EQ(cpu.thread(0).boosts, 0u);
+  EXPECT_EQ(cpu.thread(0).dispwait, 0u);
+  cpu.wake(0);
+  EXPECT_EQ(cpu.thread(0).level, kDefaultTsTable[19].slpret);  // 51
+  EXPECT_EQ(cpu.thread(0).wakes, 1u);
+  EXPECT_EQ(cpu.thread(0).timeleft_ns, 300 * kMs);
+  EXPECT_EQ(cpu.running(), 0);  // 51 above thread 1, which sank to 0
+  EXPECT_EQ(cpu.thread(1).level, 0);
+}
+
+// Level 59's ts_maxwait is 32000 s: a thread waiting there counts its
+// seconds but is not moved.
+TEST(TsDispatcher, WaitBelowMaxwaitOnlyCounts) {
+  ManualClock clock;
+  TsDispatcher<ManualClock> core(kDefaultTsTable, ts_times(kDefaultTsTable, 0, 1.0), clock, 1, 59);
+  for (int s = 1; s <= 3; ++s) {
+    clock.t = s * 1000 * kMs;
+    ASSERT_TRUE(core.update_due());
+    EXPECT_TRUE(core.update([](u32) { return true; }).empty());
+  }
+  EXPECT_EQ(core.thread(0).dispwait, 3u);
+  EXPECT_EQ(core.thread(0).level, 59);
+  EXPECT_FALSE(core.update_due());
+}
+
+// The Linux mechanism on real threads: SCHED_FIFO sessions and the dispatcher
+// above them. Needs root or CAP_SYS_NICE: skipped with the reason where refused.
+bool fifo_permitted(std::string& why) {
+  sched_param p{};
+  p.sched_priority = 1;
+  pthread_attr_t attr;
+  ::pthread_attr_init(&attr);
+  ::pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+  ::pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+  ::pthread_attr_setschedparam(&attr, &p);
+  pthread_t t;
+  const int code = ::pthread_create(&t, &attr, [](void*) -> void* { return nullptr; }, nullptr);
+  ::pthread_attr_destroy(&attr);
+  if (code != 0) {
+    why = "SCHED_FIFO threads refused here (needs root or CAP_SYS_NICE): " + std::to_string(code);
+    return false;
+  }
+  ::pthread_join(t, nullptr);
+  return true;
+}
+
+TEST(TsLinux, SessionsFinishUnderTheEmulatedClass) {
+  std::string why;
+  if (!fifo_permitted(why)) GTEST_SKIP() << why;
+  SessionsConfig config;
+  config.cpus = 1;
+  config.sessions_per_cpu = 3;
+  config.quantum_ms = 200;
+  config.cpu_iterations = 10'000'000;  // ~50 ms each: every time below is scaled by 0.05
+  const SessionsResult r = run_ts_scheduler(config, TsSettings{0.05, 30});
+  EXPECT_EQ(r.scheduler, "os_ts");
+  EXPECT_FALSE(r.dispatcher.timed_out);
+  EXPECT_GT(r.dispatcher.ticks, 0u);
+  ASSERT_EQ(r.sessions.size(), 3u);
+  u64 expiries = 0;
+  for (const auto& s : r.sessions) {
+    EXPECT_GT(s.cpu_seconds, 0);
+    EXPECT_DOUBLE_EQ(s.effective_quantum_ms, 10.0);  // 200 ms x 0.05
+    expiries += s.ts_expiries;
+  }
+  EXPECT_GT(expiries, 0u);  // three sessions of ~50 ms under 10 ms quanta
+  EXPECT_GT(r.dispatcher.cpu_seconds, 0);
+}
+
+}  // namespace
+}  // namespace dbrepro::sched
