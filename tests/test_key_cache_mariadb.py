@@ -148,11 +148,37 @@ GOOD = {"threads": [1, 4], "points": [10], "distributions": ["special", "uniform
     ({"repeat": 0}, "repeat"),
     ({"distributions": ["zipf"]}, "distributions"),
     ({"distributions": ["uniform", "uniform"]}, "distributions"),
+    ({"arms": "restarted"}, "arms"),
+    ({"idle_probe_seconds": -1}, "idle_probe_seconds"),
 ])
 def test_bad_settings_name_the_parameter(change, parameter):
     with pytest.raises(kcm.ConfigError) as error:
         kcm.validate_config(**{**GOOD, **change})
     assert error.value.parameter == parameter
+
+
+def test_a_timed_server_runs_without_performance_schema():
+    timed = kcm.server_options(16 << 20, segments=64)
+    assert "--performance-schema=OFF" in timed and "--key-cache-segments=64" in timed
+    assert not any(option.startswith("--performance-schema-instrument") for option in timed)
+    account = kcm.server_options(16 << 20, segments=64, account=True)
+    assert "--performance-schema=ON" in account and "--performance-schema=OFF" not in account
+    assert f"--performance-schema-instrument={kcm.MUTEX_INSTRUMENT}=ON" in account
+    assert f"--performance-schema-instrument={kcm.DATA_FILE_INSTRUMENT}=ON" in account
+
+
+def _cmdline(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
+@pytest.mark.parametrize("account", [False, True])
+def test_a_fresh_arm_starts_its_server_with_its_segments(fake_mariadbd, tmp_path, monkeypatch, account):
+    # The stand-in is found as `mariadbd` on PATH, as the runner finds the real one.
+    monkeypatch.setenv("PATH", f"{Path(fake_mariadbd).parent}{os.pathsep}{os.environ['PATH']}")
+    with kcm.arm_server(tmp_path / "datadir", 32 << 20, segments=32, account=account) as server:
+        argv = _cmdline(server.pid)
+    assert "--key-cache-segments=32" in argv and f"--key-buffer-size={32 << 20}" in argv
+    assert ("--performance-schema=ON" if account else "--performance-schema=OFF") in argv
 
 
 def test_segments_order_rotates_per_repeat():
@@ -325,6 +351,29 @@ def test_claims_put_the_real_system_beside_the_model(monkeypatch, tmp_path):
     assert all(r.outcome.reproduced == "yes" for r in by_id["mariadb_model_agrees"])  # the same runs: 0 points
 
 
+def test_the_mutex_account_reads_the_accounting_run_and_says_it_was_not_timed(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import key_cache_model_vs_real as vs
+
+    timed = write_fixture_runs(tmp_path / "timed")  # performance_schema off: no cache_lock columns
+    record = json.loads(Path(timed[0]).read_text())
+    for run in record["metrics"]["runs"]:
+        run.update(timed=False, performance_schema="on", cache_lock_waits=24 * run["queries"],
+                   cache_lock_wait_us=2.0 * run["queries"], data_file_reads=10 * run["queries"],
+                   data_file_read_us=run["queries"])
+    account = tmp_path / "account" / "mariadb.json"
+    account.parent.mkdir()
+    account.write_text(json.dumps(record))
+    # The model's side: the timed fixture records stand in (their rows have the cells, no counters).
+    vs.main(timed, timed, tmp_path / "vs.csv", tmp_path / "account.csv", [str(account)])
+    table = pd.read_csv(tmp_path / "account.csv")
+    real, ours = table[table["source"] == "mariadb"], table[table["source"] == "model"]
+    assert len(real) == 6 and (real["timed"] == False).all() and (ours["timed"] == True).all()  # noqa: E712
+    assert real["waits_per_query"].round(6).eq(24).all() and (real["repeats"] == 1).all()
+    # The timed runs still give the gains, cell by cell.
+    assert len(pd.read_csv(tmp_path / "vs.csv")) > 0
+
+
 def test_claims_without_the_real_system_say_why(monkeypatch):
     monkeypatch.syspath_prepend(str(SCRIPTS))
     import claims_common as cc
@@ -350,10 +399,15 @@ def test_dry_run_schedules_the_real_system_as_the_profile_says(dry_run, repo, na
     repeats = (mariadb["repeats"] or config["repeats"]) if mariadb["enabled"] else 0
     assert job_count(output, "key_cache_mariadb_run") == repeats
     assert job_count(output, "key_cache_mariadb_table") == (1 if mariadb["enabled"] else 0)
+    assert job_count(output, "key_cache_mariadb_account") == (1 if mariadb["enabled"] else 0)
     if mariadb["enabled"]:
         assert "install-system-deps.sh --mariadb" in output
         commands = re.findall(r"-m dbrepro\.key_cache_mariadb run .*", output)
-        assert len(commands) == repeats and all("--out results/raw/key_cache/rep" in c for c in commands)
+        timed = [c for c in commands if "--out results/raw/key_cache/rep" in c]
+        # The timed runs: a server per arm (the article's procedure), no observer; the account apart.
+        assert len(timed) == repeats and all("--arms fresh" in c and "--account" not in c for c in timed)
+        accounts = [c for c in commands if "--account" in c]
+        assert len(accounts) == 1 and "--out results/raw/key_cache/account/mariadb.json" in accounts[0]
     else:
         assert mariadb["skip_reason"]
 
@@ -378,21 +432,33 @@ def test_real_server_runs_the_grid_and_leaves_nothing(tmp_path):
     assert table["engine"] == "MyISAM" and table["table_rows"] == 2000 and table["index_bytes"] > 0
     assert table["table_k"] == "id"
     (tmp_path / "table.json").write_text(json.dumps(table))
+    # Timed, the article's way: a server per arm, started with its segments, performance_schema off.
     result = kcm.run(datadir=tmp_path / "datadir", table=tmp_path / "table.json", threads=[1, 2], points=[10],
                      distributions=["special", "uniform"], segments=[0, 4], seconds=1, warmup_seconds=0, repeat=2)
     frame = result.to_frame()
     assert list(frame["segments"]) == [4, 0] * 4  # repeat 2 starts with the second setting
     assert list(frame["segments_active"]) == [4, 0] * 4
     assert list(frame["distribution"]) == ["special"] * 4 + ["uniform"] * 4
+    assert list(frame["server_start"]) == list(range(1, 9)) and result.config["server_starts"] == 8
+    assert frame["timed"].all() and (frame["performance_schema"] == "off").all()
+    assert "cache_lock_waits" not in frame.columns  # no observer in a timed run
+    assert all("--performance-schema=OFF" in options and f"--key-cache-segments={s}" in options
+               for s, options in result.config["server_options"].items())
     assert (frame["queries"] > 0).all() and (frame["key_reads"] == 0).all()  # the index stayed in the cache
     # The preload check: blocks to spare after LOAD INDEX INTO CACHE, nothing read from the file.
     assert (frame["key_blocks_unused"] > 0).all() and frame["index_preloaded"].all()
     assert (frame["key_read_requests"] > 0).all()
-    # performance_schema's account of the key cache's mutex: each query takes it (k = id: every
-    # point is one index descent, its blocks each read under the segment's lock).
-    assert (frame["cache_lock_waits"] >= frame["queries"]).all(), frame[["cache_lock_waits", "queries"]]
-    assert (frame["cache_lock_wait_us"] > 0).all()
+    assert (frame["data_file_resident_bytes"] > 0).all() and (frame["server_rchar"] > 0).all()
     assert "MariaDB" in result.extra["software"]["mariadb"] and "1.0" in result.extra["software"]["sysbench"]
+    # The accounting run, the other way (one server, SET GLOBAL per arm): performance_schema's
+    # account of the key cache's mutex, marked not timed. Each query takes the mutex (k = id:
+    # every point is one index descent, its blocks each read under the segment's lock).
+    account = kcm.run(datadir=tmp_path / "datadir", table=tmp_path / "table.json", threads=[2], points=[10],
+                      segments=[0, 4], seconds=1, warmup_seconds=0, arms="switched", account=True).to_frame()
+    assert list(account["segments_active"]) == [0, 4] and list(account["server_start"]) == [1, 1]
+    assert not account["timed"].any() and (account["performance_schema"] == "on").all()
+    assert (account["cache_lock_waits"] >= account["queries"]).all(), account[["cache_lock_waits", "queries"]]
+    assert (account["cache_lock_wait_us"] > 0).all()
     assert _runtime_dirs() == before
     assert not (tmp_path / "datadir" / "mysqld.pid").exists()
 

@@ -55,6 +55,26 @@ KCM_TABLE = f"{KCM_DIR}/table.json"
 KCM_RUN = raw_path(KC_STUDY, "mariadb")
 KCM_REPEATS = list(range(1, (KCM["repeats"] or config["repeats"]) + 1))
 KCM_RUNS = expand(KCM_RUN, rep=KCM_REPEATS) if KCM_ON else []
+# The mutex account's run: the same cells once more, performance_schema on, not timed.
+KCM_ACCOUNT = f"{RESULTS}/raw/{KC_STUDY}/account/mariadb.json"
+KCM_ACCOUNTS = [KCM_ACCOUNT] if KCM_ON else []
+# The grid both runs share: the rules' params and the command's options.
+KCM_RUN_PARAMS = dict(
+    datadir=KCM_DATADIR,
+    threads=",".join(map(str, KCM["threads"])),
+    points=",".join(map(str, KC["points"])),
+    distributions=",".join(KC["distributions"]),
+    segments=",".join(map(str, KCM["segments"])),
+    seconds=KCM["seconds"],
+    warmup=KCM["warmup_seconds"],
+    buffer=KCM["key_buffer_bytes"],
+    seed=KC["seed"],
+)
+KCM_RUN_ARGS = (
+    "--datadir {params.datadir:q} --table {input.table:q} --threads {params.threads} --points {params.points}"
+    " --distributions {params.distributions} --segments {params.segments} --seconds {params.seconds}"
+    " --warmup-seconds {params.warmup} --key-buffer-bytes {params.buffer} --seed {params.seed}"
+)
 KCM_TABLES = [kc_table(f"mariadb_{name}") for name in ("throughput", "gains", "relative")] if KCM_ON else []
 
 
@@ -212,10 +232,11 @@ register_claims(
 rule key_cache_model_vs_real:
     """The model beside the real MariaDB, cell by cell (each engine's gain, paired by repeat
     within it), and where each spends a query's time (mutex acquisitions and waits, the
-    real server's data-file reads from performance_schema, server CPU)."""
+    real server's data-file reads from performance_schema in its accounting run, server CPU)."""
     input:
         model=expand(KC_RUN, rep=KC_REPEATS),
         mariadb=KCM_RUNS,
+        account=KCM_ACCOUNTS,
     output:
         model_vs_real=kc_table("model_vs_real"),
         mutex_account=kc_table("mutex_account"),
@@ -232,7 +253,11 @@ rule key_cache_model_vs_real:
 # never the system service), sysbench's select_random_points.
 #
 #   datadir   results/tmp/key_cache/mariadb/datadir (+ table.json), sbtest1 as MyISAM
-#   runs      results/raw/key_cache/rep{rep}/mariadb.json (timed; every cell, segments interleaved per cell)
+#   runs      results/raw/key_cache/rep{rep}/mariadb.json (timed; every cell, segments interleaved per
+#             cell, each arm in a server of its own started with its key_cache_segments, as the
+#             article's runs; performance_schema off)
+#   account   results/raw/key_cache/account/mariadb.json (the same cells once, performance_schema's
+#             key cache mutex and data file instruments on: the mutex account; not timed)
 #   tables    results/tables/key_cache/mariadb_{throughput,gains,relative}.csv; its claims in claims.csv
 #
 # Off in a profile (key_cache.mariadb.enabled: false), its claims read
@@ -268,8 +293,10 @@ rule key_cache_mariadb_table:
 
 
 rule key_cache_mariadb_run:
-    """One repeat of the real system's grid on a private server: in every (P, threads) cell each
-    key_cache_segments value in turn (the order rotates by one per repeat). Timed: claims every core."""
+    """One repeat of the real system's grid: in every (P, threads) cell each key_cache_segments
+    value in turn (the order rotates by one per repeat), each in a private server started with
+    it (--arms fresh: the article's runs set it at start), performance_schema off. Timed: claims
+    every core."""
     input:
         after_previous_repeat(KCM_RUN, {}),
         table=KCM_TABLE,
@@ -278,23 +305,35 @@ rule key_cache_mariadb_run:
     log:
         log_path(KC_STUDY, "runs/rep{rep}/mariadb"),
     params:
-        datadir=KCM_DATADIR,
-        threads=",".join(map(str, KCM["threads"])),
-        points=",".join(map(str, KC["points"])),
-        distributions=",".join(KC["distributions"]),
-        segments=",".join(map(str, KCM["segments"])),
-        seconds=KCM["seconds"],
-        warmup=KCM["warmup_seconds"],
-        buffer=KCM["key_buffer_bytes"],
-        seed=KC["seed"],
+        **KCM_RUN_PARAMS,
     threads: TIMED_THREADS
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run --datadir {params.datadir:q} --table {input.table:q}"
-        " --threads {params.threads} --points {params.points} --distributions {params.distributions}"
-        " --segments {params.segments} --seconds {params.seconds} --warmup-seconds {params.warmup} --key-buffer-bytes {params.buffer}"
-        " --seed {params.seed} --repeat {wildcards.rep} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run " + KCM_RUN_ARGS +
+        " --repeat {wildcards.rep} --arms fresh --out {output.record:q} > {log:q} 2>&1"
+
+
+rule key_cache_mariadb_account:
+    """The real system's mutex account: the timed runs' cells once more, each arm in a fresh
+    server as there, with performance_schema's KEY_CACHE::cache_lock and myisam/dfile
+    instruments on (what they cost the throughput: reference/key_cache/perf_schema_cost.csv).
+    Its record says `timed: false`; nothing judged reads its speed. Runs alone (timed=1), so
+    that it disturbs no timed run."""
+    input:
+        table=KCM_TABLE,
+    output:
+        record=KCM_ACCOUNT,
+    log:
+        log_path(KC_STUDY, "runs/account/mariadb"),
+    params:
+        **KCM_RUN_PARAMS,
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{PYTHON} -m dbrepro.key_cache_mariadb run " + KCM_RUN_ARGS +
+        " --repeat 1 --arms fresh --account --out {output.record:q} > {log:q} 2>&1"
 
 
 rule key_cache_mariadb_tables:

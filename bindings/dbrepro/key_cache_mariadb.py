@@ -6,29 +6,41 @@ sysbench Lua script; the model's clients draw the same points).
 
     prepare   mariadb-install-db into a fresh datadir, sbtest1 loaded as MyISAM by the
               workload script (k = id, as the article's sysbench 0.5 script), table.json beside it
-    run       one repeat: the server started with a key buffer that holds the index, then for
-              every (distribution, P, threads) cell one warm-up and each key_cache_segments
-              value in turn (off, 32, 64, ...; SET GLOBAL, which repartitions and empties the
-              cache, then LOAD INDEX INTO CACHE), one sysbench run each; one record per repeat
+    run       one repeat: for every (distribution, P, threads) cell each key_cache_segments
+              value in turn (off, 32, 64, ...), one sysbench run each; one record per repeat.
+              How an arm gets its setting (`arms`):
+                fresh     (the default, the article's procedure) a server started for the arm with
+                          --key-cache-segments=N and a key buffer that holds the index, the index
+                          preloaded (LOAD INDEX INTO CACHE), one warm-up run, the measured run, stopped
+                switched  one server for the repeat; per cell one warm-up, then per arm SET GLOBAL
+                          key_cache_segments (repartitions and empties the cache), LOAD INDEX, the run
+              Timed runs start the server with performance_schema OFF (the article's MariaDB 5.2
+              had none; what it costs, measured: reference/key_cache/perf_schema_cost.csv,
+              docs/key_cache.md). `--account` makes an accounting run instead: the same
+              cells with performance_schema's key cache mutex and data file instruments on,
+              marked `timed: false`; the mutex account reads those, never the timed runs.
 
 Each run records sysbench's queries/s and latency, the Key_read_requests and
 Key_reads of the run and Key_blocks_unused after the preload (`index_preloaded`:
 the index was in the cache and no block was read from the file while
-measuring), performance_schema's count and wait time of the key cache's
-mutex (wait/synch/mutex/mysys/KEY_CACHE::cache_lock, every segment's) and of
-the data file's reads (wait/io/file/myisam/dfile), the server's CPU time and
-context switches, sysbench's CPU time, the load average, and the MariaDB and
+measuring), in accounting runs performance_schema's count and wait time of
+the key cache's mutex (wait/synch/mutex/mysys/KEY_CACHE::cache_lock, every
+segment's) and of the data file's reads (wait/io/file/myisam/dfile), the
+server's CPU time, context switches, threads created and bytes read (from the
+OS page cache or the storage), how much of the data file the page cache held
+before the run, sysbench's CPU time, the load average, and the MariaDB and
 sysbench versions.
 
     python -m dbrepro.key_cache_mariadb tools      # exit 1 naming what is not installed
     python -m dbrepro.key_cache_mariadb prepare --datadir DIR --rows N --out DIR/table.json
     python -m dbrepro.key_cache_mariadb run --datadir DIR --table DIR/table.json --threads 1,4 --points 10 \\
         --distributions special,uniform --segments 0,32,64 --seconds 2 --warmup-seconds 1 --seed 303 \\
-        --repeat 1 --out FILE.json
+        --repeat 1 [--arms fresh|switched] [--account] --out FILE.json
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -45,18 +57,22 @@ from typing import Any, Sequence
 from . import key_cache, key_cache_workload, provenance
 from .host_load import loadavg, row_columns, run_guarded
 from .key_cache import _integer_list as _list_arg, _Parser
-from .mariadb_server import PrivateServer, ServerError, ToolMissing, missing_tools, tools
+from .mariadb_server import PrivateServer, ServerError, ToolMissing, missing_tools, resident_bytes, tools
 from .result import RunResult
 from .tpcc import ConfigError, _integer, guard_settings
 
 KIND = "key_cache_mariadb"
 DATABASE, TABLE = "sbtest", "sbtest1"
 SCRIPT = "select_points.lua"  # written beside the datadir by key_cache_workload
-# performance_schema's instruments read around every measured run.
+# performance_schema's instruments, read around every measured run of an accounting run.
 MUTEX_INSTRUMENT = "wait/synch/mutex/mysys/KEY_CACHE::cache_lock"
 DATA_FILE_INSTRUMENT = "wait/io/file/myisam/dfile"
 PERFORMANCE_SCHEMA = ["--performance-schema=ON",
                       *(f"--performance-schema-instrument={name}=ON" for name in (MUTEX_INSTRUMENT, DATA_FILE_INSTRUMENT))]
+# A timed run's server: no observer (the article's MariaDB 5.2 had no performance_schema).
+NO_PERFORMANCE_SCHEMA = ["--performance-schema=OFF"]
+# How an arm gets its key_cache_segments (module docstring): the article's procedure first.
+ARMS = ("fresh", "switched")
 MAX_SEGMENTS = 64  # MariaDB's limit
 # The article's key buffer (512 MB) over its index (313 MB): the same headroom here.
 BUFFER_OVER_INDEX = 512 / 313
@@ -96,7 +112,13 @@ def validate_config(**config: Any) -> dict[str, Any]:
             or len(set(distributions)) != len(distributions):
         raise ConfigError("distributions", f"each of {', '.join(key_cache_workload.DISTRIBUTIONS)} at most once, "
                                            f"got {config['distributions']!r}")
+    if config.get("arms", "fresh") not in ARMS:
+        raise ConfigError("arms", f"one of {', '.join(ARMS)}, got {config['arms']!r}")
     return {
+        "arms": config.get("arms", "fresh"),
+        "account": bool(config.get("account", False)),
+        "idle_probe_seconds": _integer("idle_probe_seconds", config.get("idle_probe_seconds", 0), minimum=0,
+                                       maximum=60),
         "distributions": list(distributions),
         "threads": _int_list("threads", config["threads"], minimum=1, maximum=1024),
         "points": _int_list("points", config["points"], minimum=1, maximum=10000),
@@ -125,9 +147,11 @@ def buffer_for_index(index_bytes: int, asked: int = 0) -> int:
     return max(MIN_BUFFER_BYTES, math.ceil(index_bytes * BUFFER_OVER_INDEX / mib) * mib)
 
 
-def server_options(buffer_bytes: int) -> list[str]:
-    return [f"--key-buffer-size={buffer_bytes}", "--key-cache-segments=0", *ARTICLE_OPTIONS, *SMALL_INNODB,
-            *PERFORMANCE_SCHEMA]
+def server_options(buffer_bytes: int, *, segments: int = 0, account: bool = False) -> list[str]:
+    """The server's options: the key buffer and segments set at start, as the article's MYSQLD_OPTIONS;
+    performance_schema's instruments only in an accounting run (`account`), off in a timed one."""
+    return [f"--key-buffer-size={buffer_bytes}", f"--key-cache-segments={segments}", *ARTICLE_OPTIONS,
+            *SMALL_INNODB, *(PERFORMANCE_SCHEMA if account else NO_PERFORMANCE_SCHEMA)]
 
 
 def script_path(datadir: str | os.PathLike) -> Path:
@@ -265,25 +289,53 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathLike, *, segments: int, threads: int,
-            points: int, distribution: str, seconds: int, rows: int, seed: int) -> dict[str, Any]:
-    """One sysbench run at one key_cache_segments value, with the server's counters around it."""
-    server.query(f"SET GLOBAL key_cache_segments = {segments}")  # repartitions, and empties, the cache
+def data_file(datadir: str | os.PathLike) -> Path:
+    return Path(datadir).resolve() / DATABASE / f"{TABLE}.MYD"
+
+
+def switch_segments(server: PrivateServer, segments: int) -> None:
+    """The `switched` way: repartition (and empty) the running server's key cache."""
+    server.query(f"SET GLOBAL key_cache_segments = {segments}")
+
+
+def preload(server: PrivateServer) -> int:
+    """LOAD INDEX INTO CACHE: the whole index into the key buffer; the segments the cache has."""
     loaded = server.query(f"LOAD INDEX INTO CACHE {DATABASE}.{TABLE}")
     if not loaded or loaded[-1][-1] != "OK":
         raise ServerError(f"LOAD INDEX INTO CACHE: {loaded}")
     active = server.query("SELECT SEGMENTS FROM information_schema.KEY_CACHES "
                           "WHERE KEY_CACHE_NAME = 'default' LIMIT 1")
+    return int(active[0][0]) if active and active[0][0].isdigit() else 0
+
+
+# Server status read around each measured run besides the key cache's (Key%).
+_STATUS = ("Threads_created", "Threads_connected", "Uptime")
+
+
+def measure(server: PrivateServer, paths: dict[str, str], script: str | os.PathLike, *, segments: int,
+            segments_active: int, threads: int, points: int, distribution: str, seconds: int, rows: int, seed: int,
+            account: bool = False, idle_probe_seconds: int = 0) -> dict[str, Any]:
+    """One measured sysbench run on a server whose cache is set and loaded, with its counters around it.
+    performance_schema is read only in an accounting run (`account`); `idle_probe_seconds` first
+    measures the server's own CPU use while no client runs (its background threads)."""
     workload = query_argv(paths, server.socket, script, threads=threads, points=points, distribution=distribution,
                           rows=rows, seed=seed)
-    before, cpu, switches, sysbench_cpu = server.global_status(), server.cpu_seconds(), \
-        server.context_switches(), _children_cpu()
-    waits_before = instrument_totals(server)
+    idle_cores = None
+    if idle_probe_seconds:
+        cpu_idle = server.cpu_seconds()
+        time.sleep(idle_probe_seconds)
+        idle_cores = round((server.cpu_seconds() - cpu_idle) / idle_probe_seconds, 4)
+    resident = resident_bytes(data_file(server.datadir))
+    server_threads = server.thread_count()
+    before, cpu, switches, io, sysbench_cpu = server.global_status(also=_STATUS), server.cpu_seconds(), \
+        server.context_switches(), server.io(), _children_cpu()
+    waits_before = instrument_totals(server) if account else {}
     loadavg_before, started = loadavg(), time.perf_counter()
     report = _run_checked([*workload, f"--time={seconds}", "run"], "sysbench run", seconds + 600)
     wall = time.perf_counter() - started
-    waits_after = instrument_totals(server)
-    after, cpu_after, switches_after = server.global_status(), server.cpu_seconds(), server.context_switches()
+    waits_after = instrument_totals(server) if account else {}
+    after, cpu_after, switches_after, io_after = server.global_status(also=_STATUS), server.cpu_seconds(), \
+        server.context_switches(), server.io()
     measured = parse_sysbench(report)
     key_reads = after.get("Key_reads", 0) - before.get("Key_reads", 0)
 
@@ -292,15 +344,27 @@ def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathL
         count_before, us_before = waits_before.get(name, (0, 0.0))
         return count_after - count_before, round(us_after - us_before, 3)
 
-    mutex_count, mutex_us = delta(MUTEX_INSTRUMENT)
-    data_count, data_us = delta(DATA_FILE_INSTRUMENT)
+    def io_delta(name: str) -> int | None:
+        return io_after[name] - io[name] if name in io and name in io_after else None
+
+    account_fields = {}
+    if account:
+        mutex_count, mutex_us = delta(MUTEX_INSTRUMENT)
+        data_count, data_us = delta(DATA_FILE_INSTRUMENT)
+        # performance_schema: every acquisition of a segment's cache_lock (a "wait" whether or not it
+        # waited) and its time, and the data file's reads (the rows), over the measured run.
+        account_fields = {"cache_lock_waits": mutex_count, "cache_lock_wait_us": mutex_us,
+                          "data_file_reads": data_count, "data_file_read_us": data_us}
     return {
         "segments": segments,
-        "segments_active": int(active[0][0]) if active and active[0][0].isdigit() else 0,
+        "segments_active": segments_active,
         "distribution": distribution,
         "threads": threads,
         "points": points,
         **measured,
+        # Timed: performance_schema off. An accounting run (performance_schema on) is not a timing.
+        "timed": not account,
+        "performance_schema": "on" if account else "off",
         # The server's counters around the measured sysbench process (its connects and disconnects included).
         "key_read_requests": after.get("Key_read_requests", 0) - before.get("Key_read_requests", 0),
         "key_reads": key_reads,
@@ -308,15 +372,22 @@ def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathL
         "key_blocks_unused": before.get("Key_blocks_unused", 0),  # after the preload, before measuring
         # The whole index was in the cache (blocks to spare) and no block came from the file while measuring.
         "index_preloaded": before.get("Key_blocks_unused", 0) > 0 and key_reads == 0,
-        # performance_schema: every acquisition of a segment's cache_lock (a "wait" whether or not it
-        # waited) and its time, and the data file's reads (the rows), over the measured run.
-        "cache_lock_waits": mutex_count,
-        "cache_lock_wait_us": mutex_us,
-        "data_file_reads": data_count,
-        "data_file_read_us": data_us,
+        **account_fields,
         "server_cpu_seconds": round(cpu_after - cpu, 4),
         "server_voluntary_switches": switches_after["voluntary"] - switches["voluntary"],
         "server_involuntary_switches": switches_after["involuntary"] - switches["involuntary"],
+        # How long the server had run, how many threads it had made (the thread cache reuses them),
+        # its OS threads, and what it read: rchar from read calls (the page cache's or not),
+        # read_bytes from the storage; the data file's bytes in the page cache before the run.
+        "server_uptime_seconds": before.get("Uptime"),
+        "server_threads_created": after.get("Threads_created", 0) - before.get("Threads_created", 0),
+        "server_threads_created_before": before.get("Threads_created"),
+        "server_os_threads": server_threads,
+        "server_rchar": io_delta("rchar"),
+        "server_read_bytes": io_delta("read_bytes"),
+        "data_file_resident_bytes": resident,
+        "server_anon_huge_bytes": server.anon_huge_bytes(),
+        "server_idle_cores": idle_cores,
         "sysbench_cpu_seconds": round(_children_cpu() - sysbench_cpu, 4),
         "wall_seconds": round(wall, 4),
         "loadavg_before": loadavg_before,
@@ -324,70 +395,114 @@ def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathL
     }
 
 
+def one_run(server: PrivateServer, paths: dict[str, str], script: str | os.PathLike, *, segments: int, threads: int,
+            points: int, distribution: str, seconds: int, rows: int, seed: int, account: bool = False,
+            idle_probe_seconds: int = 0) -> dict[str, Any]:
+    """One arm the `switched` way: SET GLOBAL key_cache_segments, LOAD INDEX, the measured run."""
+    switch_segments(server, segments)  # repartitions, and empties, the cache
+    active = preload(server)
+    return measure(server, paths, script, segments=segments, segments_active=active, threads=threads, points=points,
+                   distribution=distribution, seconds=seconds, rows=rows, seed=seed, account=account,
+                   idle_probe_seconds=idle_probe_seconds)
+
+
 def warm_up(server: PrivateServer, paths: dict[str, str], script: str | os.PathLike, *, threads: int, points: int,
             distribution: str, seconds: int, rows: int, seed: int) -> None:
-    """An unmeasured run before a cell's segment settings (sysbench 1.0 has no --warmup-time):
-    the data file's pages into the OS cache and the server's threads started; each setting
-    then reloads the index itself."""
+    """An unmeasured run (sysbench 1.0 has no --warmup-time): the data file's pages into the OS
+    cache and the server's threads started (its thread cache keeps them for the measured run)."""
     if seconds:
         _run_checked([*query_argv(paths, server.socket, script, threads=threads, points=points,
                                   distribution=distribution, rows=rows, seed=seed), f"--time={seconds}", "run"],
                      "sysbench warm-up", seconds + 600)
 
 
+def arm_server(datadir: str | os.PathLike, buffer_bytes: int, *, segments: int, account: bool) -> PrivateServer:
+    """The `fresh` way's server for one arm: its segments set at start (the article's MYSQLD_OPTIONS)."""
+    return PrivateServer(datadir, options=server_options(buffer_bytes, segments=segments, account=account))
+
+
 def run(*, datadir: str | os.PathLike, table: str | os.PathLike, threads: Sequence[int] = (1, 4),
         points: Sequence[int] = (10,), distributions: str | Sequence[str] = ("special",),
         segments: Sequence[int] = (0, 32, 64), seconds: int = 2, warmup_seconds: int = 1,
-        key_buffer_bytes: int = 0, seed: int = 303, repeat: int = 1,
-        max_foreign_cores: float | None = None, max_reruns: int | None = None) -> RunResult:
-    """One repeat of the grid on a private server: every (distribution, points, threads) cell,
-    a warm-up, then each segments value in turn.
+        key_buffer_bytes: int = 0, seed: int = 303, repeat: int = 1, arms: str = "fresh", account: bool = False,
+        idle_probe_seconds: int = 0, max_foreign_cores: float | None = None,
+        max_reruns: int | None = None) -> RunResult:
+    """One repeat of the grid: every (distribution, points, threads) cell, each segments value in
+    turn, each arm in a server of its own (`fresh`) or all in one (`switched`; module docstring).
 
     Each cell (all its segments values) is metered for foreign load and run
     again whole while disturbed (max_foreign_cores, max_reruns: as tpcc.run);
     each of its runs carries the cell's five fields."""
     config = validate_config(threads=list(threads), points=list(points), distributions=distributions,
                              segments=list(segments), seconds=seconds, warmup_seconds=warmup_seconds,
-                             key_buffer_bytes=key_buffer_bytes, seed=seed, repeat=repeat)
+                             key_buffer_bytes=key_buffer_bytes, seed=seed, repeat=repeat, arms=arms, account=account,
+                             idle_probe_seconds=idle_probe_seconds)
     guard = guard_settings(max_foreign_cores, max_reruns)
     described = read_table(table)
     paths = tools()
     script = key_cache_workload.write_script(script_path(datadir))  # this commit's definition, whatever prepared
     buffer = buffer_for_index(described["index_bytes"], config["key_buffer_bytes"])
     order = interleaved_order(config["segments"], config["repeat"])
-    options = server_options(buffer)
-    started, loadavg_before, runs = time.perf_counter(), loadavg(), []
-    with PrivateServer(datadir, options=options) as server:
-        actual_buffer = int(server.variable("key_buffer_size"))
+    account, fresh = config["account"], config["arms"] == "fresh"
+    started, loadavg_before, runs, starts = time.perf_counter(), loadavg(), [], [0]
+    actual_buffer = [buffer]
+
+    def counted(server: PrivateServer) -> PrivateServer:
+        starts[0] += 1
+        return server
+
+    # `switched`: one server for the repeat, its cache switched per arm; `fresh`: none here, one per arm.
+    shared = counted(PrivateServer(datadir, options=server_options(buffer, account=account))) if not fresh else None
+    with shared or contextlib.nullcontext():
+        if shared:
+            actual_buffer[0] = int(shared.variable("key_buffer_size"))
         for d in config["distributions"]:
             for p in config["points"]:
                 for t in config["threads"]:
+                    common = dict(threads=t, points=p, distribution=d, rows=described["rows"], seed=config["seed"])
+                    measure_args = dict(seconds=config["seconds"], account=account,
+                                        idle_probe_seconds=config["idle_probe_seconds"], **common)
+                    own = []  # the servers of this cell (the host-load meter's own processes)
+
+                    def fresh_arm(s: int) -> dict[str, Any]:
+                        with counted(arm_server(datadir, buffer, segments=s, account=account)) as server:
+                            own.append(server.pid)
+                            actual_buffer[0] = int(server.variable("key_buffer_size"))
+                            active = preload(server)
+                            warm_up(server, paths, script, seconds=config["warmup_seconds"], **common)
+                            return {**measure(server, paths, script, segments=s, segments_active=active,
+                                              **measure_args), "server_start": starts[0]}
+
                     def cell(d=d, p=p, t=t) -> list[dict[str, Any]]:
-                        """One (distribution, P, threads) cell: a warm-up, then each segments value in turn."""
-                        common = dict(threads=t, points=p, distribution=d, rows=described["rows"],
-                                      seed=config["seed"])
-                        warm_up(server, paths, script, seconds=config["warmup_seconds"], **common)
+                        """One (distribution, P, threads) cell: each segments value in turn."""
                         cell_runs = []
+                        if not fresh:
+                            warm_up(shared, paths, script, seconds=config["warmup_seconds"], **common)
                         for s in order:
-                            cell_runs.append(one_run(server, paths, script, segments=s, seconds=config["seconds"],
-                                                     **common))
+                            cell_runs.append(fresh_arm(s) if fresh else
+                                             {**one_run(shared, paths, script, segments=s, **measure_args),
+                                              "server_start": starts[0]})
                             print(f"repeat {config['repeat']} {d} P={p} threads={t} segments={s}: "
                                   f"{cell_runs[-1]['queries_per_second']:.0f} q/s, "
-                                  f"key reads {cell_runs[-1]['key_reads']}, "
-                                  f"cache_lock {cell_runs[-1]['cache_lock_waits']}", flush=True)
+                                  f"key reads {cell_runs[-1]['key_reads']}"
+                                  + (f", cache_lock {cell_runs[-1]['cache_lock_waits']}" if account else ""),
+                                  flush=True)
                         return cell_runs
 
-                    # The server and sysbench are our own processes (children;
-                    # the server named too, whatever its parent).
-                    kept = run_guarded(cell, own_pids=[server.pid], **guard)
+                    # The servers and sysbench are our own processes (children;
+                    # the servers named too, whatever their parent).
+                    kept = run_guarded(cell, own_pids=lambda: [shared.pid] if shared else list(own), **guard)
                     if kept.attempts > 1 or kept.disturbed:
                         print(f"repeat {config['repeat']} {d} P={p} threads={t}: {kept.attempts} attempts, "
                               f"foreign {kept.load.get('foreign_cores')} cores"
                               + (", still disturbed" if kept.disturbed else ""), flush=True)
                     runs += [{**run, **kept.cell_fields()} for run in kept.value]
-    full_config = {**config, "order": order, "key_buffer_bytes": actual_buffer, "server_options": options,
-                   "sysbench_script": SCRIPT, "rows": described["rows"], "table_seed": described["seed"],
-                   "table_k": described.get("table_k", "sysbench 1.0 oltp_common"),
+    full_config = {**config, "order": order, "key_buffer_bytes": actual_buffer[0],
+                   # Each arm's server command line (`fresh`), or the repeat's one server's (`switched`).
+                   "server_options": {str(s): server_options(buffer, segments=s, account=account) for s in order}
+                   if fresh else server_options(buffer, account=account),
+                   "server_starts": starts[0], "sysbench_script": SCRIPT, "rows": described["rows"],
+                   "table_seed": described["seed"], "table_k": described.get("table_k", "sysbench 1.0 oltp_common"),
                    "index_bytes": described["index_bytes"], "data_bytes": described.get("data_bytes")}
     metrics = {"runs": runs, "host": {"cpu_count": os.cpu_count(), "wall_seconds": round(time.perf_counter() - started, 3),
                                       "loadavg_before": loadavg_before, "loadavg_after": loadavg()}}
@@ -449,6 +564,14 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--key-buffer-bytes", type=int, default=0, help="0: the article's headroom over the index")
     runner.add_argument("--seed", type=int, default=303, help="seed of every thread's points (the model's)")
     runner.add_argument("--repeat", type=int, default=1, help="which repeat (rotates the segments' order)")
+    runner.add_argument("--arms", choices=ARMS, default="fresh",
+                        help="fresh: a server per arm, its segments set at start (the article's procedure); "
+                             "switched: one server per repeat, SET GLOBAL key_cache_segments per arm")
+    runner.add_argument("--account", action="store_true",
+                        help="an accounting run, not timed: performance_schema's key cache mutex and data file "
+                             "instruments on, read around each run")
+    runner.add_argument("--idle-probe-seconds", type=int, default=0,
+                        help="before each measured run, the server's own CPU use over this many idle seconds")
     runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
     return parser
 
@@ -485,7 +608,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         result = run(datadir=args.datadir, table=args.table, threads=args.threads, points=args.points,
                      distributions=args.distributions.split(","), segments=args.segments, seconds=args.seconds, warmup_seconds=args.warmup_seconds,
-                     key_buffer_bytes=args.key_buffer_bytes, seed=args.seed, repeat=args.repeat)
+                     key_buffer_bytes=args.key_buffer_bytes, seed=args.seed, repeat=args.repeat, arms=args.arms,
+                     account=args.account, idle_probe_seconds=args.idle_probe_seconds)
         _write(result, args.out)
     except ConfigError as error:
         print(f"{prog}: error: --{error.parameter.replace('_', '-')}: {error.reason}", file=sys.stderr)

@@ -182,8 +182,10 @@ class PrivateServer:
             raise ServerError(f"{sql!r}: {done.stderr.strip() or f'exit status {done.returncode}'}")
         return [line.split("\t") for line in done.stdout.splitlines()]
 
-    def global_status(self, like: str = "Key%") -> dict[str, int]:
-        return {name: int(value) for name, value in self.query(f"SHOW GLOBAL STATUS LIKE '{like}'")
+    def global_status(self, like: str = "Key%", *, also: Sequence[str] = ()) -> dict[str, int]:
+        """The numeric global status variables named LIKE `like`, and those named in `also`, in one query."""
+        where = f"Variable_name LIKE '{like}'" + "".join(f" OR Variable_name = '{name}'" for name in also)
+        return {name: int(value) for name, value in self.query(f"SHOW GLOBAL STATUS WHERE {where}")
                 if value.lstrip("-").isdigit()}
 
     def variable(self, name: str) -> str:
@@ -195,6 +197,31 @@ class PrivateServer:
         """User + system CPU time of every thread the server has run so far."""
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def io(self) -> dict[str, int]:
+        """The server's /proc/<pid>/io: rchar (bytes its read calls returned, from the OS page cache
+        or not) and read_bytes (bytes the storage had to deliver); empty where it cannot be read."""
+        try:
+            text = Path(f"/proc/{self.pid}/io").read_text()
+        except OSError:
+            return {}
+        return {name: int(value) for name, value in (line.split(": ") for line in text.splitlines())}
+
+    def anon_huge_bytes(self) -> int | None:
+        """Anonymous memory of the server in transparent huge pages (smaps_rollup's AnonHugePages)."""
+        try:
+            for line in Path(f"/proc/{self.pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("AnonHugePages:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return None
+
+    def thread_count(self) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+        return 0
 
     def context_switches(self) -> dict[str, int]:
         """Voluntary and involuntary context switches summed over the server's live threads."""
@@ -210,3 +237,18 @@ class PrivateServer:
                 elif line.startswith("nonvoluntary_ctxt_switches:"):
                     total["involuntary"] += int(line.split()[1])
         return total
+
+
+def resident_bytes(path: str | os.PathLike) -> int | None:
+    """How much of a file the OS page cache holds (mincore, through util-linux's fincore);
+    None where fincore is missing or fails."""
+    fincore = shutil.which("fincore")
+    if not fincore:
+        return None
+    try:
+        done = subprocess.run([fincore, "--bytes", "--noheadings", "--raw", "--output", "RES", str(path)],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout.strip()
+    return int(text) if done.returncode == 0 and text.isdigit() else None

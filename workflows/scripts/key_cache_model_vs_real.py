@@ -11,10 +11,13 @@ definition both ran (dbrepro.key_cache_workload):
   model's own counters; performance_schema's KEY_CACHE::cache_lock for the
   real server, which counts every acquisition as a wait event), the real
   server's data-file reads (wait/io/file/myisam/dfile: the rows), and the
-  server's CPU time, all per query.
+  server's CPU time, all per query. The real server's rows come from its
+  accounting runs (performance_schema on, `--account`), never from the timed
+  runs, which run without it; `timed` says which rows were timed runs.
 
 Run by Snakemake (rule key_cache_model_vs_real), or by hand:
-    python workflows/scripts/key_cache_model_vs_real.py OUT_DIR --model RUN.json... --mariadb RUN.json...
+    python workflows/scripts/key_cache_model_vs_real.py OUT_DIR --model RUN.json... --mariadb RUN.json... \
+        --account ACCOUNT.json...
 """
 
 import argparse
@@ -65,8 +68,16 @@ def _per_query(frame: pd.DataFrame, column: str, scale: float = 1.0) -> pd.Serie
     return scale * frame[column] / queries if column in frame.columns else pd.Series(math.nan, index=frame.index)
 
 
+def _timed(frame: pd.DataFrame, default: bool) -> pd.Series:
+    """Each row's `timed` (a record without the column: `default`)."""
+    if "timed" not in frame.columns:
+        return pd.Series(default, index=frame.index)
+    return frame["timed"].astype(str).str.lower().isin(["true", "1"])
+
+
 def mutex_account(model: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame:
-    """Median over the undisturbed repeats of each per-query cost, one row per source and cell."""
+    """Median over the undisturbed repeats of each per-query cost, one row per source and cell.
+    `real`: the real server's accounting runs (performance_schema on; their `timed` is false)."""
     model = common.with_fraction(model) if len(model) else model
     real = common.with_fraction(real) if len(real) else real
     parts = []
@@ -80,6 +91,8 @@ def mutex_account(model: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame:
             "wait_us_per_query": _per_query(model, "mutex_wait_ns", 1e-3),
             "data_file_reads_per_query": math.nan, "data_file_us_per_query": math.nan,
             "server_cpu_us_per_query": _per_query(model, "cpu_seconds", 1e6),
+            # The model's counters are kept in its timed runs.
+            "timed": _timed(model, True),
             "disturbed": model.get("disturbed", False),
         }))
     if len(real):
@@ -92,27 +105,31 @@ def mutex_account(model: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame:
             "data_file_reads_per_query": _per_query(real, "data_file_reads"),
             "data_file_us_per_query": _per_query(real, "data_file_read_us"),
             "server_cpu_us_per_query": _per_query(real, "server_cpu_seconds", 1e6),
+            "timed": _timed(real, True),
             "disturbed": real.get("disturbed", False),
         }))
-    columns = ["source", *CELL, "segments", "queries_per_second", "waits_per_query", "contended_per_query",
+    columns = ["source", *CELL, "segments", "timed", "queries_per_second", "waits_per_query", "contended_per_query",
                "wait_us_per_query", "data_file_reads_per_query", "data_file_us_per_query", "server_cpu_us_per_query"]
     if not parts:
         return pd.DataFrame(columns=[*columns, "repeats"])
     rows = pd.concat(parts, ignore_index=True)
     rows = rows[~rows["disturbed"].astype(str).str.lower().isin(["true", "1"])]
-    keys = ["source", *CELL, "segments"]
+    keys = ["source", *CELL, "segments", "timed"]
     table = rows.groupby(keys)[columns[len(keys):]].median()
     table["repeats"] = rows.groupby(keys).size()
     return table.reset_index()[[*columns, "repeats"]]
 
 
-def main(model_paths, mariadb_paths, vs_path, account_path, fraction: float = common.ARTICLE_FRACTION):
+def main(model_paths, mariadb_paths, vs_path, account_path, account_paths=(),
+         fraction: float = common.ARTICLE_FRACTION):
     # The model at the real server's cache size (the whole index fits).
     model = common.cells_at_fraction(load_runs(model_paths), fraction) if model_paths else pd.DataFrame()
     real = load_runs(mariadb_paths) if mariadb_paths else pd.DataFrame()
+    # The real server's mutex account: its accounting runs only (performance_schema on, not timed).
+    real_account = load_runs(account_paths) if account_paths else pd.DataFrame()
     # Without the real server's runs (not run in the profile) the table has its header only.
     vs = model_vs_real(model, real) if len(model) and len(real) else pd.DataFrame(columns=VS_COLUMNS)
-    account = mutex_account(model, real)
+    account = mutex_account(model, real_account)
     for table, path in ((vs, vs_path), (account, account_path)):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(path, index=False, float_format="%.6g")
@@ -122,12 +139,16 @@ def main(model_paths, mariadb_paths, vs_path, account_path, fraction: float = co
 if "snakemake" in globals():
     i, o = snakemake.input, snakemake.output  # noqa: F821
     common.run_logged(snakemake.log[0], main, list(i.model), list(i.mariadb), o.model_vs_real,  # noqa: F821
-                      o.mutex_account)
+                      o.mutex_account, list(i.account))
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", help="folder for model_vs_real.csv and mutex_account.csv")
     parser.add_argument("--model", nargs="+", required=True, help="records of `python -m dbrepro.key_cache run`")
-    parser.add_argument("--mariadb", nargs="*", default=[], help="records of `python -m dbrepro.key_cache_mariadb run`")
+    parser.add_argument("--mariadb", nargs="*", default=[],
+                        help="timed records of `python -m dbrepro.key_cache_mariadb run`")
+    parser.add_argument("--account", nargs="*", default=[],
+                        help="accounting records of `python -m dbrepro.key_cache_mariadb run --account`")
     a = parser.parse_args()
     out = Path(a.out_dir)
-    print(main(a.model, a.mariadb, out / "model_vs_real.csv", out / "mutex_account.csv").to_string(index=False))
+    print(main(a.model, a.mariadb, out / "model_vs_real.csv", out / "mutex_account.csv",
+               a.account).to_string(index=False))
