@@ -23,12 +23,19 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from . import callgrind, provenance, registry, tpcc
+from . import callgrind, duet, provenance, registry, tpcc
 from .result import RunResult
 
 KIND = "looking_glass_instructions"
 PHASES = ("begin", "lookup", "pin_unpin", "update", "create", "insert", "commit", "other")
 OPTIMAL_STEP = 11
+STRIPPED_STEP = 10  # every component removed
+IN_MEMORY_STEP = 2  # the first step without a log flush at commit
+FIRST_STEP = 0  # the full stack, flushing its log at commit
+# The ladder's timed ratios (workflows/claims/looking_glass.yaml): each faster step
+# over the slower one it is judged against. The ladder runs each pair as a duet
+# (dbrepro.duet: both at once, one on each CPU), so that its ratio is formed within it.
+DUET_PAIRS = ((OPTIMAL_STEP, STRIPPED_STEP), (STRIPPED_STEP, IN_MEMORY_STEP), (STRIPPED_STEP, FIRST_STEP))
 
 # The engine's phase functions (stack/engine.hpp), by phase.
 PHASE_FUNCTIONS = {
@@ -53,6 +60,16 @@ def ladder() -> list[dict[str, Any]]:
 def stack_name(step: int) -> str:
     """The engine's stack for a ladder step (its registry: step 11 is "optimal")."""
     return registry.ladder_stack(step)
+
+
+def ladder_duets(steps) -> list[tuple[int, ...]]:
+    """A repeat of the timed ladder over `steps` as duets: each of DUET_PAIRS whose two
+    steps both run (step 10 then runs once per pair it is in), then the other steps two by
+    two in order; one left over runs alone (a one-step tuple)."""
+    steps = [int(step) for step in steps]
+    duets = [pair for pair in DUET_PAIRS if all(step in steps for step in pair)]
+    paired = {step for pair in duets for step in pair}
+    return duets + duet.pairs(step for step in dict.fromkeys(steps) if step not in paired)
 
 
 def settings_rows() -> list[dict[str, Any]]:
