@@ -188,6 +188,7 @@ def test_the_ladder_claims_form_each_ratio_within_its_duet():
     stripped_flushing = claims_script.speedup(tables, criteria["speedup_stripped_vs_flushing"], 10, 0)
     optimal = claims_script.speedup(tables, criteria["speedup_optimal_vs_stripped"], 11, 10, "cpu_tps")
     assert stripped_in_memory.outcome.value == pytest.approx(12.0 / 3.0)  # 4x, not step 10's median over duets
+    assert stripped_in_memory.ours.startswith("4.0x (16 / 4 txn per CPU-second)")  # the duet's medians (x 1.3)
     assert stripped_flushing.outcome.value == pytest.approx(20.0 / 2.0)
     assert optimal.outcome.value == pytest.approx(30.0 / 10.0)
     # Within each duet the ratio is the same every repeat, however the duet's speed moves:
