@@ -107,7 +107,7 @@ def looking_glass_arms(workdir: Path, rows: int, seconds: float, threads: int, p
 
 # E1's ladder ratios as its claims judge them (looking_glass.DUET_PAIRS): faster step, slower step, metric.
 LADDER_RATIOS = ((11, 10, "cpu_tps"), (10, 2, "cpu_tps"), (10, 0, "throughput_tps"))
-LADDER_MODES = ("sequential", "duet", "aa")
+LADDER_MODES = ("sequential", "duet", "aa")  # the default; duet_shared, duet_free: duets in dbrepro.duet's other layouts
 
 
 def ladder_settings(workdir: Path, step: int, seconds: float, name: str | None = None) -> Path:
@@ -157,13 +157,14 @@ def ladder_repeat(workdir: Path, mode: str, repeat: int, seconds: float) -> list
             rows.append(ladder_row(read_record(out), mode, repeat, step, None, "", seconds))
         return rows
     pairs = [(10, 10)] if mode == "aa" else [(fast, slow) for fast, slow, _ in LADDER_RATIOS]
+    layout = mode.split("_", 1)[1] if mode.startswith("duet_") else "split"
     for fast, slow in pairs:
         names = ("aa_a", "aa_b") if mode == "aa" else (f"ladder_step{fast}", f"ladder_step{slow}")
         arms = [duet.Arm(name, duet.study_argv("tpcc", ladder_settings(workdir, step, seconds, name),
                                                   workdir / f"{mode}_{name}.json"), workdir / f"{mode}_{name}.json",
                          gated=True)
                 for name, step in zip(names, (fast, slow))]
-        duet.run(arms, repeat, echo=lambda text: None)
+        duet.run(arms, repeat, echo=lambda text: None, layout=layout)
         for arm, step, partner, which in zip(arms, (fast, slow), (slow, fast), "ab"):
             rows.append(ladder_row(read_record(arm.out), mode, repeat, step, partner, which, seconds))
     return rows
@@ -198,10 +199,10 @@ def ladder_spread(runs, seconds: float) -> list[dict]:
     def per_repeat(rows, metric):
         return rows.groupby("repeat")[metric].median()
 
-    for mode in ("sequential", "duet"):
+    for mode in [m for m in dict.fromkeys(runs["mode"]) if m != "aa"]:
         sub = runs[runs["mode"] == mode]
         for fast, slow, metric in LADDER_RATIOS:
-            if mode == "duet":
+            if mode != "sequential":
                 arm, reference = sub[(sub["step"] == fast) & (sub["partner"] == slow)], \
                     sub[(sub["step"] == slow) & (sub["partner"] == fast)]
             else:
@@ -209,7 +210,7 @@ def ladder_spread(runs, seconds: float) -> list[dict]:
             row(mode, f"step{fast}/step{slow}", metric, per_repeat(arm, metric), per_repeat(reference, metric))
     aa = runs[runs["mode"] == "aa"]
     alone = runs[(runs["mode"] == "sequential") & (runs["step"] == 10)]
-    for metric in ("cpu_tps", "throughput_tps"):
+    for metric in ("cpu_tps", "throughput_tps") if len(aa) and len(alone) else ():
         row("aa", "step10 arm A/arm B", metric, per_repeat(aa[aa["arm"] == "a"], metric),
             per_repeat(aa[aa["arm"] == "b"], metric))
         for partner in (10, 11, 2, 0):
@@ -220,15 +221,17 @@ def ladder_spread(runs, seconds: float) -> list[dict]:
     return out
 
 
-def looking_glass_duets(workdir: Path, seconds: float, repeats: int, runs_out: Path | None) -> list[dict]:
+def looking_glass_duets(workdir: Path, seconds: float, repeats: int, runs_out: Path | None,
+                        modes=LADDER_MODES) -> list[dict]:
     """Every mode, interleaved: round r runs repeat r of each mode, the modes' order rotating
     by round, so that the machine's load over time falls on every mode alike."""
     import pandas as pd
 
+    modes = tuple(modes)
     runs = []
     for repeat in range(1, repeats + 1):
-        shift = (repeat - 1) % len(LADDER_MODES)
-        for mode in LADDER_MODES[shift:] + LADDER_MODES[:shift]:
+        shift = (repeat - 1) % len(modes)
+        for mode in modes[shift:] + modes[:shift]:
             runs += ladder_repeat(workdir, mode, repeat, seconds)
         print(f"# round {repeat}/{repeats} done, load average {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
         if runs_out:
@@ -262,6 +265,9 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", default=None, help="keeps the table between calls (default: a temporary one)")
     parser.add_argument("--out", type=Path, default=None,
                         help="looking_glass_duet: write the table as CSV, with commit, machine and date")
+    parser.add_argument("--modes", nargs="+", default=list(LADDER_MODES),
+                        choices=[*LADDER_MODES, "duet_shared", "duet_free"],
+                        help="looking_glass_duet: the modes, interleaved round by round")
     parser.add_argument("--runs-out", type=Path, default=None,
                         help="looking_glass_duet: every run's row (mode, repeat, step, partner, CPU, load) as CSV")
     a = parser.parse_args(argv)
@@ -297,7 +303,7 @@ def looking_glass_duet_main(a) -> int:
     machine = f"{(info.get('host') or {}).get('cpu_model', '')} {os.cpu_count()} vCPU".strip()
     with tempfile.TemporaryDirectory(prefix="dbrepro_spread_") as tmp:
         workdir = Path(a.workdir or tmp)
-        table = pd.DataFrame(looking_glass_duets(workdir, a.seconds[0], a.repeats, a.runs_out))
+        table = pd.DataFrame(looking_glass_duets(workdir, a.seconds[0], a.repeats, a.runs_out, a.modes))
     table = table.assign(commit=commit, machine=machine, date=time.strftime("%Y-%m-%d", time.gmtime()))
     if a.out:
         table.to_csv(a.out, index=False)

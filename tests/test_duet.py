@@ -112,6 +112,23 @@ def test_run_root_names_every_root_in_the_environment(monkeypatch):
     assert host_load.run_root() == ()
 
 
+@needs_two_cpus
+def test_the_other_layouts_share_one_cpu_or_leave_the_arms_unpinned(tmp_path):
+    arms = fake_arms(tmp_path)
+    cpus = duet.pick_cpus()
+    for repeat, cpu in ((1, cpus[0]), (2, cpus[1])):  # shared: both on one CPU, the other one next repeat
+        done = duet.run(arms, repeat, layout="shared", echo=lambda text: None)
+        assert done.mode == "duet" and done.cpus == (cpu, cpu)
+        assert [read_record(arm.out)["metrics"]["affinity"] for arm in arms] == [[cpu], [cpu]]
+        assert read_record(arms[0].out)["metrics"]["duet"]["layout"] == "shared"
+    done = duet.run(arms, 1, layout="free", echo=lambda text: None)
+    assert done.cpus == (None, None)
+    allowed = sorted(os.sched_getaffinity(0))
+    assert [read_record(arm.out)["metrics"]["affinity"] for arm in arms] == [allowed, allowed]
+    with pytest.raises(ValueError, match="layout"):
+        duet.run(arms, 1, layout="diagonal", echo=lambda text: None)
+
+
 def test_one_cpu_runs_the_arms_one_after_the_other(tmp_path):
     arms = fake_arms(tmp_path)
     cpu = duet.pick_cpus()[0]

@@ -61,6 +61,9 @@ from typing import Any, Callable, Sequence
 from . import host_load
 
 MODES = ("duet", "sequential")
+# Where a duet's arms run: split (one pinned to each CPU, the default), shared (both at once
+# pinned to one CPU, taking turns on it), free (both at once, unpinned: the scheduler places them).
+LAYOUTS = ("split", "shared", "free")
 # Studies whose cells a duet runs, and the options their run command takes beside --settings and --out.
 STUDY_OPTIONS = {"tpcc": ("--no-progress",), "fifo_cache": ()}
 
@@ -77,8 +80,8 @@ def gated_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """A cell's settings with the start gate's: progress_every equal to warmup_transactions
     (GATE_WARMUP of both where the cell has no warm-up), so the engine calls back once at
     the end of the warm-up, when the measured phase is about to start, and then every
-    that many transactions (a call costs about a microsecond: at step 11, the fastest,
-    some 1,500 a CPU-second, under 0.2%)."""
+    that many transactions (checked here at step 11, the fastest: a call after every
+    transaction did not move its CPU time per transaction beyond its run-to-run spread)."""
     warmup = int(settings.get("warmup_transactions") or 0) or GATE_WARMUP
     return {**settings, "warmup_transactions": warmup, "progress_every": warmup}
 
@@ -150,12 +153,13 @@ class DuetResult:
     mode: str
     repeat: int
     arms: list[Arm]
-    cpus: tuple[int, ...]
+    cpus: tuple[int | None, ...]  # each arm's CPU (None: unpinned, layout free)
     returncodes: list[int]
     guarded: host_load.Guarded | None = None
     reason: str = ""
     affinity: list[list[int]] = field(default_factory=list)
     gated: bool = False  # both arms' measured phases started at the start gate's go
+    layout: str = "split"
 
     @property
     def returncode(self) -> int:
@@ -220,7 +224,10 @@ def arm_environment(base: dict[str, str] | None = None, runner_pid: int | None =
     return env
 
 
-def _pinned(cpu: int) -> Callable[[], None]:
+def _pinned(cpu: int | None) -> Callable[[], None] | None:
+    if cpu is None:  # layout free: the scheduler places the arm
+        return None
+
     def pin() -> None:  # in the child, before exec: the arm runs on `cpu` from its first instruction
         os.sched_setaffinity(0, {cpu})
     return pin
@@ -326,19 +333,27 @@ def run(
     max_foreign_cores: float | None = None,
     max_reruns: int | None = None,
     echo: Callable[[str], Any] = print,
+    layout: str = "split",
 ) -> DuetResult:
     """Runs one duet in `repeat`, guarded against foreign load as a whole (thresholds:
     the arguments, else the environment, as every timed cell), then adds `duet` and the
-    duet's foreign load to each arm's record."""
+    duet's foreign load to each arm's record. `layout` (LAYOUTS): split, the workflow's;
+    shared and free are there to be measured against it (benchmarks/cell_spread.py)."""
     arms = list(arms)
     if len(arms) != 2:
         raise ValueError(f"arms: a duet has two arms, got {len(arms)}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout: one of {', '.join(LAYOUTS)}, got {layout!r}")
     chosen = pick_cpus(cpus)
     placed = placement(repeat, chosen)
-    if len(chosen) < 2:
+    if layout == "shared":
+        placed = (placed[0], placed[0])  # the first CPU in odd repeats, the second in even
+    elif layout == "free":
+        placed = (None, None)
+    if len(chosen) < 2 and layout == "split":
         mode, reason = "sequential", f"one CPU available ({chosen[0]}): the arms ran one after the other on it"
     else:
-        mode, reason = "duet", ""
+        mode, reason = "duet", "" if layout == "split" else f"layout {layout}"
     env = arm_environment()
     outcome: dict[str, Any] = {}
 
@@ -347,7 +362,7 @@ def run(
 
     kept = host_load.run_guarded(attempt, max_foreign_cores=max_foreign_cores, max_reruns=max_reruns)
     result = DuetResult(mode, repeat, arms, placed, outcome["codes"], kept, reason, outcome["affinity"],
-                        outcome["gated"])
+                        outcome["gated"], layout)
     annotate(result)
     return result
 
@@ -370,6 +385,7 @@ def annotate(result: DuetResult) -> None:
             "cpu": result.cpus[index],
             "partner_cpu": result.cpus[other],
             "affinity": result.affinity[index] if index < len(result.affinity) else [],
+            "layout": result.layout,
             "gated": result.gated,
             "overlap": overlap,
             "measured_overlap": measured_overlap,
