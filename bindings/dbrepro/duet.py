@@ -42,6 +42,11 @@ rerun: that would break the pair.
 Fewer than two CPUs: the arms run one after the other on the one CPU (mode
 `sequential`, the reason in the record).
 
+Layouts (`layout`, LAYOUTS): `split`, one arm pinned to each CPU, is the
+workflow's; `shared` pins both to one CPU (the first in odd repeats, the
+second in even), where they take turns, and `free` leaves both unpinned.
+What each gives on a loaded 2-vCPU machine: docs/verdicts.md, "Duet pairs".
+
 Command line (what the workflow calls):
 
     python -m dbrepro duet tpcc --repeat 3 --settings a.json b.json --out a.out.json b.out.json
@@ -446,6 +451,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", nargs=2, required=True, metavar="FILE.json", help="the two arms' records")
     parser.add_argument("--cpus", nargs=2, type=int, default=None,
                         help="the two CPUs (default: the lowest two this process may use)")
+    parser.add_argument("--layout", choices=LAYOUTS, default="split",
+                        help="split: one arm pinned to each CPU; shared: both pinned to one CPU (the first in "
+                             "odd repeats), taking turns; free: both unpinned")
     return parser
 
 
@@ -464,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arms = [Arm(Path(s).stem, study_argv(args.study, s, o), o, gated=is_gated(_settings_of(s)))
             for s, o in zip(args.settings, args.out)]
     try:
-        done = run(arms, args.repeat, cpus=args.cpus, echo=lambda text: print(text, flush=True))
+        done = run(arms, args.repeat, cpus=args.cpus, echo=lambda text: print(text, flush=True), layout=args.layout)
     except (ValueError, DuetError) as error:
         print(f"dbrepro duet: error: {error}", file=sys.stderr)
         return 2
