@@ -107,7 +107,8 @@ def looking_glass_arms(workdir: Path, rows: int, seconds: float, threads: int, p
 
 # E1's ladder ratios as its claims judge them (looking_glass.DUET_PAIRS): faster step, slower step, metric.
 LADDER_RATIOS = ((11, 10, "cpu_tps"), (10, 2, "cpu_tps"), (10, 0, "throughput_tps"))
-LADDER_MODES = ("sequential", "duet", "aa")  # the default; duet_shared, duet_free: duets in dbrepro.duet's other layouts
+# The default modes; duet_shared and duet_free: duets in dbrepro.duet's other layouts.
+LADDER_MODES = ("sequential", "duet", "aa")
 
 
 def ladder_settings(workdir: Path, step: int, seconds: float, name: str | None = None) -> Path:

@@ -168,10 +168,15 @@ def test_the_command_line_names_each_cell_by_its_settings_file(tmp_path):
 def test_the_ladder_runs_each_claimed_ratio_as_one_duet():
     steps = list(range(12))
     duets = looking_glass.ladder_duets(steps)
-    assert duets[:3] == list(looking_glass.DUET_PAIRS) == [(11, 10), (10, 2), (10, 0)]
-    assert duets[3:] == [(1, 3), (4, 5), (6, 7), (8, 9)]  # 7 duets a repeat instead of 12 runs
-    assert looking_glass.ladder_duets([0, 10, 5]) == [(10, 0), (5,)]  # a step left over runs alone
-    assert looking_glass.ladder_duets([3]) == [(3,)]
+    assert [pair for pair, _ in duets[:3]] == list(looking_glass.DUET_PAIRS) == [(11, 10), (10, 2), (10, 0)]
+    # Per CPU-second: both steps on one CPU; on wall time (10 / 0): a CPU each.
+    assert [layout for _, layout in duets[:3]] == ["shared", "shared", "split"]
+    # Every step once in a split duet, for the ladder's wall-clock throughput: 8 duets a repeat, not 12 runs.
+    assert duets[3:] == [((1, 2), "split"), ((3, 4), "split"), ((5, 6), "split"), ((7, 8), "split"),
+                         ((9, 11), "split")]
+    assert {step for pair, layout in duets if layout == "split" for step in pair} == set(steps)
+    assert looking_glass.ladder_duets([0, 10, 5]) == [((10, 0), "split"), ((5,), "")]  # one left over: alone
+    assert looking_glass.ladder_duets([3]) == [((3,), "")]
 
 
 def ladder_runs():
@@ -184,6 +189,7 @@ def ladder_runs():
         for partner, stripped, other in ((11, 10.0, 30.0), (2, 12.0, 3.0), (0, 20.0, 2.0)):
             for step, value, its_partner in ((10, stripped, partner), (partner, other, 10)):
                 rows.append({"source": f"results/raw/looking_glass/ladder/rep{repeat}/duet/step{step}.json",
+                             "duet_layout": "split" if partner == 0 else "shared",
                              "step": step, "partner_step": float(its_partner), "cpu_tps": value * wobble,
                              "throughput_tps": value * wobble, "disturbed": False})
     return pd.DataFrame(rows)
@@ -198,7 +204,8 @@ def test_the_ladder_claims_form_each_ratio_within_its_duet():
                                   pd.DataFrame({"step": []}), pd.DataFrame({"txn_type": [], "component": []}),
                                   pd.DataFrame({"step": []}), {}, runs)
     # Step 10's samples in the duet with step 2 only, one per repeat.
-    assert list(tables.tps_samples(10, "cpu_tps", partner=2)) == pytest.approx([12.0 * (1 + r / 10) for r in range(1, 6)])
+    expected = [12.0 * (1 + r / 10) for r in range(1, 6)]
+    assert list(tables.tps_samples(10, "cpu_tps", partner=2)) == pytest.approx(expected)
     assert len(tables.tps_samples(10, "cpu_tps")) == 5  # without a partner: every run's median per repeat
     criteria = cc.load_criteria("looking_glass").claims
     stripped_in_memory = claims_script.speedup(tables, criteria["speedup_stripped_vs_in_memory"], 10, 2, "cpu_tps")
@@ -212,7 +219,8 @@ def test_the_ladder_claims_form_each_ratio_within_its_duet():
     # the paired interval has no width (step 10's median over every duet would have one).
     assert stripped_flushing.outcome.ci_low == pytest.approx(stripped_flushing.outcome.ci_high)
     assert stripped_flushing.outcome.repeats == 5
-    assert stripped_in_memory.outcome.pairing.startswith("paired within duets")
+    assert stripped_in_memory.outcome.pairing.startswith("paired within duets (both steps at once on one CPU")
+    assert stripped_flushing.outcome.pairing.startswith("paired within duets (both steps at once, one on each CPU")
 
 
 def test_the_ladder_table_reads_each_arms_partner():

@@ -4,8 +4,9 @@
 #
 #   counts    results/raw/looking_glass/instructions/seed{seed}/step{step}_{txn}.json
 #             (instructions and cycles per phase; deterministic: one run per seed)
-#   ladder    results/raw/looking_glass/ladder/rep{rep}/duet{a}-{b}/step{step}.json (timed, two steps at
-#             once: dbrepro.duet), results/raw/looking_glass/ladder/rep{rep}/step{step}.json (a step left over)
+#   ladder    results/raw/looking_glass/ladder/rep{rep}/{layout}{a}-{b}/step{step}.json (timed, two steps at
+#             once: dbrepro.duet; layout split or shared), results/raw/looking_glass/ladder/rep{rep}/step{step}.json
+#             (a step left over)
 #   tables    results/tables/looking_glass/{instructions,instructions_seeds,switches,components,ladder,claims}.csv,
 #             claims.md (instructions: the first seed's counts; instructions_seeds: every seed's)
 #   figures   results/figures/looking_glass/{fig5_payment,fig6_new_order,fig7_switches,
@@ -27,22 +28,23 @@ LG_COUNT = f"{RESULTS}/raw/{LG_STUDY}/instructions/seed{{seed}}/step{{step}}_{{t
 # tables and figures; the claims read every seed's (instructions_seeds).
 LG_SEEDS = LG["instructions"]["seeds"]
 # The timed ladder runs in duets (dbrepro.duet, Bulej et al., ICPE 2020): two steps at
-# once, one pinned to each CPU, swapped between repeats; each ratio a claim judges is
-# one duet's (looking_glass.DUET_PAIRS), formed within it. A step left over runs alone
-# (rule looking_glass_ladder_run, as every step ran before duets).
+# once, swapped between repeats; each ratio a claim judges is one duet's
+# (looking_glass.DUET_PAIRS), formed within it: the per-CPU-second ones with both steps on
+# one CPU (layout shared), the wall-time one and the rest with one pinned to each CPU
+# (split). A step left over runs alone (rule looking_glass_ladder_run, as before duets).
 LG_DUETS = looking_glass.ladder_duets(LG["ladder"]["steps"])
-LG_DUET_RUN = raw_path(f"{LG_STUDY}/ladder", "duet{a}-{b}/step{step}")
+LG_DUET_RUN = raw_path(f"{LG_STUDY}/ladder", "{layout}{a}-{b}/step{step}")
 LG_LADDER_RUN = raw_path(f"{LG_STUDY}/ladder", "step{step}")
 
 
 def lg_ladder_runs(rep):
     """Every timed ladder record of repeat `rep` (each duet's two, a step left over its one)."""
     paths = []
-    for duet in LG_DUETS:
-        if len(duet) == 2:
-            paths += [LG_DUET_RUN.format(rep=rep, a=duet[0], b=duet[1], step=step) for step in duet]
+    for pair, layout in LG_DUETS:
+        if len(pair) == 2:
+            paths += [LG_DUET_RUN.format(rep=rep, layout=layout, a=pair[0], b=pair[1], step=step) for step in pair]
         else:
-            paths.append(LG_LADDER_RUN.format(rep=rep, step=duet[0]))
+            paths.append(LG_LADDER_RUN.format(rep=rep, step=pair[0]))
     return paths
 
 
@@ -116,8 +118,9 @@ rule looking_glass_instructions:
 
 rule looking_glass_ladder_duet:
     """Two ladder steps' timed runs of the 50/50 New Order / Payment mix at once
-    (`dbrepro duet`): step a on the first CPU in odd repeats, the second in even
-    ones, step b on the other; the duet is guarded against foreign load as one.
+    (`dbrepro duet`): split, step a on the first CPU in odd repeats, the second in even
+    ones, step b on the other; shared, both on the first CPU in odd repeats, the second
+    in even ones, taking turns. The duet is guarded against foreign load as one.
 
     Timed jobs never overlap (timed=1), are interleaved across repeats, and
     claim every core so that no other job (a callgrind count, say) runs beside
@@ -130,8 +133,9 @@ rule looking_glass_ladder_duet:
         a=LG_DUET_RUN.replace("{step}", "{a}"),
         b=LG_DUET_RUN.replace("{step}", "{b}"),
     log:
-        log_path(LG_STUDY, "ladder/rep{rep}/duet{a}-{b}"),
+        log_path(LG_STUDY, "ladder/rep{rep}/{layout}{a}-{b}"),
     wildcard_constraints:
+        layout="split|shared",
         a=r"[0-9]|1[01]",
         b=r"[0-9]|1[01]",
     params:
@@ -141,7 +145,8 @@ rule looking_glass_ladder_duet:
         timed=1,
     shell:
         "mkdir -p {params.log_dir:q} && {FOREIGN_LOAD_ENV} {DBREPRO} duet tpcc --repeat {wildcards.rep}"
-        " --settings {input.settings_a:q} {input.settings_b:q} --out {output.a:q} {output.b:q} > {log:q} 2>&1"
+        " --layout {wildcards.layout} --settings {input.settings_a:q} {input.settings_b:q}"
+        " --out {output.a:q} {output.b:q} > {log:q} 2>&1"
 
 
 rule looking_glass_ladder_run:

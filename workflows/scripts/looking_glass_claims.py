@@ -33,6 +33,8 @@ import looking_glass_common as common
 from claims_common import ClaimResult
 
 LABEL = common.COMPONENT_LABELS
+DUET_WORDS = {"split": "both steps at once, one on each CPU, the CPUs swapped between repeats",
+              "shared": "both steps at once on one CPU, taking turns, the CPU swapped between repeats"}
 IN_MEMORY_STEP = common.IN_MEMORY_STEP  # first step without a log flush at commit ("disk log" removed)
 SMALL_PAGE_STEP = 8
 
@@ -92,6 +94,14 @@ class Tables:
         if partner is not None and self.in_duets(step, partner):
             rows = rows[rows["partner_step"] == partner]
         return cc.by_repeat(rows, column)
+
+    def duet_layout(self, step, partner) -> str:
+        """How the step's duets with `partner` ran (split, shared; '' if the runs do not say)."""
+        if "duet_layout" not in self.runs.columns:
+            return ""
+        rows = self.runs[(self.runs["step"] == step) & (self.runs["partner_step"] == partner)]
+        layouts = set(rows["duet_layout"].dropna())
+        return layouts.pop() if len(layouts) == 1 else ""
 
     def in_duets(self, step, partner) -> bool:
         """Whether the step ran in a duet with `partner` (the runs' partner_step says so)."""
@@ -203,9 +213,10 @@ def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int, column: str = "thr
         return ClaimResult(c, "not measured", outcome)
     outcome = cc.evaluate_medians(fast_runs, slow_runs, c)
     if t.in_duets(fast, slow) and outcome.pairing.startswith("paired by repeat"):
-        # Each repeat's pair is one duet: both steps at once, one on each CPU, swapped between repeats.
+        # Each repeat's pair is one duet: both steps at once (dbrepro.duet's layouts).
+        words = DUET_WORDS.get(t.duet_layout(fast, slow), "both at once")
         outcome = dataclasses.replace(outcome, pairing=outcome.pairing.replace(
-            "paired by repeat", "paired within duets (both steps at once, CPUs swapped between repeats)", 1))
+            "paired by repeat", f"paired within duets ({words})", 1))
     unit = "tps" if column == "throughput_tps" else "txn per CPU-second"
     # The medians the ratio is formed of: each step's runs in this duet (where the ladder ran in duets).
     result = ClaimResult(c, f"{ratio(outcome.value)} ({count(fast_runs.median())} / {count(slow_runs.median())} {unit})"

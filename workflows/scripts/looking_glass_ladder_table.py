@@ -3,8 +3,11 @@ repeats (median and spread), in transactions per wall-clock second and per
 CPU-second, beside the paper's four throughput numbers.
 
 The ladder runs in duets (looking_glass.smk, dbrepro.duet): step 10 is in a
-duet with each step its claims divide by it or into it (looking_glass.DUET_PAIRS),
-so it runs that many times a repeat; its row is the median over all of them.
+duet with each step its claims divide by it or into it (looking_glass.DUET_PAIRS).
+The per-CPU-second pairs run both steps on one CPU, taking turns (layout shared):
+their wall-clock throughput is not the step's, so the table leaves those runs out;
+every step also runs in a duet with one CPU each (split), whose runs it summarises
+(step 10: those of its duet with step 0).
 
 Run by Snakemake (rule looking_glass_ladder_table), or by hand:
     python workflows/scripts/looking_glass_ladder_table.py paper.yaml OUT.csv RUN.json [RUN.json ...]
@@ -44,6 +47,7 @@ def runs_frame(paths) -> pd.DataFrame:
                 "step": int(metrics["step"]),
                 "partner_step": partner_step(duet),
                 "duet_mode": duet.get("mode", ""),  # "" for a record from before duets
+                "duet_layout": duet.get("layout", "split" if duet else ""),
                 "cpu": duet.get("cpu"),
                 "duet_overlap": duet.get("overlap"),
                 "stack": config["stack"],
@@ -76,7 +80,10 @@ def _q3(values: pd.Series) -> float:
 
 
 def summarize(runs: pd.DataFrame, paper) -> pd.DataFrame:
-    """Per step over the repeats' undisturbed runs (disturbed_cells: those left out)."""
+    """Per step over the repeats' undisturbed runs (disturbed_cells: those left out), but
+    for runs of a duet that shared one CPU (their wall time is two steps' turns)."""
+    if "duet_layout" in runs.columns:
+        runs = runs[runs["duet_layout"] != "shared"]
     table = common.undisturbed(runs, "step").groupby("step", sort=True).agg(
         stack=("stack", "first"),
         warehouses=("warehouses", "first"),
