@@ -6,6 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
+from dbrepro import read_record
 from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for, whole_dry_run
 
 PROFILES = ["smoke", "quick", "full"]
@@ -165,8 +166,11 @@ def test_smoke_profile_end_to_end(smoke_run):
     figures = results / "figures" / "tpcc"
     assert (figures / "throughput.png").read_bytes()[:4] == b"\x89PNG"
     assert (figures / "throughput.pdf").read_bytes()[:4] == b"%PDF"
-    assert len(list((results / "raw" / "tpcc").glob("rep*/*.json"))) == 4
-    assert len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 4
+    # One duet a repeat (paper and spec at once, dbrepro.duet): two records and one log each.
+    records = sorted((results / "raw" / "tpcc").glob("rep*/duet_paper_w1+spec_w1/*.json"))
+    assert len(records) == 4 and len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 2
+    pairs = {read_record(path)["metrics"]["duet"]["cell"]: read_record(path)["metrics"]["duet"] for path in records[:2]}
+    assert pairs["paper_w1"]["partner"] == "spec_w1" and pairs["paper_w1"]["repeat"] == 1
     # The whole profile ran: every study's claims, with the evaluator's columns, and the summary whose
     # headline counts the findings only (checks beside, never added in).
     summary = (results / "summary.md").read_text()
