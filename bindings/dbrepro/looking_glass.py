@@ -37,7 +37,7 @@ FIRST_STEP = 0  # the full stack, flushing its log at commit
 # (dbrepro.duet: both at once), so that its ratio is formed within it.
 DUET_PAIRS = ((OPTIMAL_STEP, STRIPPED_STEP), (STRIPPED_STEP, IN_MEMORY_STEP), (STRIPPED_STEP, FIRST_STEP))
 # The pairs judged per CPU-second run both arms on one CPU, taking turns (layout shared: on a
-# loaded 2-vCPU machine their ratio varied by 1-2% there against 10-20% with one arm on each
+# loaded 2-vCPU machine their ratio varied by about 2% there against 10-20% with one arm on each
 # CPU, reference/cell_spread-duet.csv); the pair judged on wall time gets a CPU each (split:
 # on a shared CPU step 0 waits for step 10 after every flush). A step in a shared duet only
 # runs again in a split one, so that the ladder's wall-clock throughput has it.
