@@ -44,15 +44,22 @@ def _records(results: Path, pattern: str) -> list[Path]:
 def looking_glass(results: Path):
     from looking_glass_ladder_table import runs_frame
 
-    paths = _records(results, "looking_glass/ladder/rep*/step*.json")
+    paths = _records(results, "looking_glass/ladder/rep*/**/step*.json")
     if not paths:
         return
     frame = runs_frame(paths)
     length = f"{frame['seconds_limit'].iloc[0]:g} s"
+
+    def arm_of(step, partner):  # a duet's arm where the ladder ran in duets (the claims' pairing)
+        rows = frame[frame["step"] == step]
+        in_duet = rows[rows["partner_step"] == partner]
+        return in_duet if len(in_duet) else rows
+
     # The ladder's claims: step 10 against 0 (wall) and 2 (CPU), step 11 against 10 (CPU).
     for arm, reference, metric in ((10, 0, "throughput_tps"), (10, 2, "cpu_tps"), (11, 10, "cpu_tps")):
-        yield "looking_glass", f"ladder, {metric}", f"step {arm}", f"step {reference}", length, \
-            cc.by_repeat(frame[frame["step"] == arm], metric), cc.by_repeat(frame[frame["step"] == reference], metric)
+        mode = "duet" if (frame.loc[frame["step"] == arm, "partner_step"] == reference).any() else "sequential"
+        yield "looking_glass", f"ladder ({mode}), {metric}", f"step {arm}", f"step {reference}", length, \
+            cc.by_repeat(arm_of(arm, reference), metric), cc.by_repeat(arm_of(reference, arm), metric)
 
 
 def key_cache(results: Path):
@@ -96,7 +103,7 @@ def openedge(results: Path):
 def fifo_cache(results: Path):
     from fifo_cache_table import run_row
 
-    paths = _records(results, "fifo_cache/rep*/*.json")
+    paths = _records(results, "fifo_cache/rep*/**/*.json")  # one terminal: duet_<a>+<b>/ folders
     if not paths:
         return
     frame = pd.DataFrame([{**run_row(p), "source": str(p)} for p in paths])

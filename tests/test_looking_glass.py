@@ -110,13 +110,15 @@ def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
     # judges nothing, counts one.
     assert len(seeds) >= (1 if name == "smoke" else 3)
     assert job_count(output, "looking_glass_instructions") == len(STEPS) * len(TXN_TYPES) * len(seeds)
-    assert job_count(output, "looking_glass_ladder_run") == config["repeats"] * len(ladder["steps"])
+    duets = looking_glass.ladder_duets(ladder["steps"])
+    assert job_count(output, "looking_glass_ladder_duet") == config["repeats"] * sum(len(p) == 2 for p, _ in duets)
+    assert job_count(output, "looking_glass_ladder_run") == config["repeats"] * sum(len(p) == 1 for p, _ in duets)
     assert job_count(output, "claims") == 1  # the one claims rule, for this study only
     for rule in ("instructions_table", "instructions_seeds_table", "switches_table", "components_table",
                  "ladder_table"):
         assert job_count(output, f"looking_glass_{rule}") == 1, rule
     assert job_count(output, "figure") == len(FIGURES)  # the one figure rule, for this study only
-    assert job_count(output, "tpcc_run") == 0  # the study's target runs only the study
+    assert job_count(output, "tpcc_duet") == 0  # the study's target runs only the study
 
 
 def test_the_study_is_part_of_the_default_target(dry_run, repo):
@@ -125,7 +127,7 @@ def test_the_study_is_part_of_the_default_target(dry_run, repo):
     assert done.returncode == 0, output
     assert job_count(output, "claims") == 5  # one per study, this one's among them
     assert "results/tables/looking_glass/claims.csv" in output
-    assert job_count(output, "tpcc_run") == 4
+    assert job_count(output, "tpcc_duet") == 2
 
 
 def test_timed_ladder_runs_are_interleaved_and_alone(python, repo, tmp_path):
@@ -137,12 +139,14 @@ def test_timed_ladder_runs_are_interleaved_and_alone(python, repo, tmp_path):
     output = done.stdout + done.stderr
     config = yaml.safe_load(profile(repo, "smoke").read_text())
     steps = config["looking_glass"]["ladder"]["steps"]
-    blocks = re.findall(r"rule looking_glass_ladder_run:\n((?:    .*\n)+)", output)
-    assert len(blocks) == config["repeats"] * len(steps)
-    first_repeat = {f"results/raw/looking_glass/ladder/rep1/step{step}.json" for step in steps}
+    blocks = re.findall(r"rule looking_glass_ladder_duet:\n((?:    .*\n)+)", output)
+    duets = looking_glass.ladder_duets(steps)
+    assert len(blocks) == config["repeats"] * len(duets) and all(len(pair) == 2 for pair, _ in duets)
+    first_repeat = {f"results/raw/looking_glass/ladder/rep1/{layout}{a}-{b}/step{step}.json"
+                    for (a, b), layout in duets for step in (a, b)}
     for block in blocks:
         assert "timed=1" in block and "threads: 2" in block, block  # every core: nothing runs beside it
-        inputs = waits_for(output, block, r"results/raw/looking_glass/ladder/rep\d+/step\d+\.json")
+        inputs = waits_for(output, block, r"results/raw/looking_glass/ladder/rep\d+/(?:split|shared)\d+-\d+/step\d+\.json")
         if "rep2/" in block.split("output:")[1]:
             assert inputs == first_repeat, block
         else:
@@ -195,7 +199,12 @@ def test_smoke_profile_end_to_end(smoke_run, repo):
     assert len(instructions) == len(STEPS) * len(TXN_TYPES) * len(looking_glass.PHASES)
 
     ladder = pd.read_csv(tables / "ladder.csv")
-    assert sorted(ladder["step"]) == STEPS and (ladder["n"] == 2).all() and ladder["all_consistent"].all()
+    # Step 10 runs in a duet with each of 11, 2 and 0 (its claimed ratios), three runs a repeat;
+    # the table leaves out the runs of duets that shared one CPU (their wall time is two steps' turns).
+    runs_per_repeat = {step: sum(step in pair for pair, layout in looking_glass.ladder_duets(STEPS)
+                                 if layout != "shared") for step in STEPS}
+    assert sorted(ladder["step"]) == STEPS and ladder["all_consistent"].all()
+    assert dict(zip(ladder["step"], ladder["n"])) == {step: 2 * runs for step, runs in runs_per_repeat.items()}
     assert (ladder["tps_min"] <= ladder["tps_median"]).all() and (ladder["tps_median"] <= ladder["tps_max"]).all()
     # The full stack forces its log at commit; from step 2 on nothing is flushed.
     syncs = ladder.set_index("step")["log_syncs_per_txn_median"]
@@ -204,7 +213,10 @@ def test_smoke_profile_end_to_end(smoke_run, repo):
     for txn_type, shares in components.groupby("txn_type"):
         # The CSV keeps 6 significant digits per share: their sum is 100 to about 1e-3.
         assert shares["instructions_share_pct"].sum() == pytest.approx(100.0, abs=1e-3), txn_type
-    assert len(list((results / "raw" / "looking_glass" / "ladder").glob("rep*/step*.json"))) == 24
+    records = list((results / "raw" / "looking_glass" / "ladder").glob("rep*/s*/step*.json"))
+    assert len(records) == 2 * 2 * len(looking_glass.ladder_duets(STEPS))  # two repeats of 8 duets
+    pair = read_record(records[0])["metrics"]["duet"]
+    assert pair["mode"] in ("duet", "sequential") and pair["partner"].startswith("ladder_step")
     seeds = yaml.safe_load(profile(repo, "smoke").read_text())["looking_glass"]["instructions"]["seeds"]
     assert len(list((results / "raw" / "looking_glass" / "instructions").glob("seed*/step*_*.json"))) == 24 * len(seeds)
 

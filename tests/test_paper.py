@@ -72,7 +72,7 @@ def test_paper_target_runs_the_studies_first(python, repo, tmp_path):
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert job_count(output, "paper_pdf") == 1
-    assert job_count(output, "tpcc_run") == 4 and job_count(output, "claims") == 5
+    assert job_count(output, "tpcc_duet") == 2 and job_count(output, "claims") == 5
 
 
 def test_tables_escape_latex_and_mark_claims_that_fail(repo, monkeypatch):

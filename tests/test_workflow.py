@@ -6,6 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
+from dbrepro import read_record
 from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for, whole_dry_run
 
 PROFILES = ["smoke", "quick", "full"]
@@ -24,8 +25,22 @@ def test_dry_run_is_clean(dry_run, repo, name):
     assert "error" not in output.lower() and "warn" not in output.lower(), output
     assert "No validator found" not in output, output  # the schema's $schema is one Snakemake knows
     config = yaml.safe_load(profile(repo, name).read_text())
-    runs = config["repeats"] * len(config["tpcc"]["variants"]) * len(config["tpcc"]["warehouses"])
-    assert re.search(rf"^tpcc_run\s+{runs}$", output, re.MULTILINE), output
+    # One terminal each: the two variants of each warehouse count run as one duet (dbrepro.duet).
+    assert len(config["tpcc"]["variants"]) == 2
+    duets = config["repeats"] * len(config["tpcc"]["warehouses"])
+    assert re.search(rf"^tpcc_duet\s+{duets}$", output, re.MULTILINE), output
+    assert job_count(output, "tpcc_run") == 0
+    # The ladder: the three claimed ratios' duets, then every step not yet in a split duet two
+    # by two (8 jobs a repeat, not 12 runs).
+    steps = config["looking_glass"]["ladder"]["steps"]
+    assert job_count(output, "looking_glass_ladder_duet") == config["repeats"] * 8 and len(steps) == 12
+    # E5: lru and soqol at one terminal as one duet per repeat; more terminals alone.
+    fc = config["fifo_cache"]
+    fc_repeats = fc["repeats"] or config["repeats"]
+    fc_duets = fc_repeats * len(fc["fractions"]) * (len(fc["policies"]) // 2) * (1 in fc["terminals"])
+    assert fc_duets and job_count(output, "fifo_cache_duet") == fc_duets
+    cells = fc_repeats * len(fc["fractions"]) * len(fc["policies"]) * len(fc["terminals"])
+    assert job_count(output, "fifo_cache_run") == cells - 2 * fc_duets
     # The one figure rule draws every figure that has a caption (the real
     # MariaDB's only where the profile runs it, the cache sizes' only where it
     # sweeps them: not quick; tests/test_figures.py).
@@ -65,18 +80,22 @@ def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(dry_run, repo, na
 def test_default_config_is_the_quick_profile(dry_run):
     done = dry_run("-n")
     assert done.returncode == 0, done.output
-    assert re.search(r"^tpcc_run\s+30$", done.output, re.MULTILINE)  # 5 x 2 x 3
+    assert re.search(r"^tpcc_duet\s+15$", done.output, re.MULTILINE)  # 5 repeats x 3 warehouse counts
 
 
 def test_timed_runs_are_interleaved(dry_run, repo):
     done = whole_dry_run(dry_run, repo, "smoke")
     output = done.output
-    blocks = job_blocks(output, "tpcc_run")
-    assert len(blocks) == 4
-    first_repeat = {"results/raw/tpcc/rep1/paper_w1.json", "results/raw/tpcc/rep1/spec_w1.json"}
+    blocks = job_blocks(output, "tpcc_duet")
+    assert len(blocks) == 2  # one duet (paper and spec at once) per repeat
+    first_repeat = {"results/raw/tpcc/rep1/duet_paper_w1+spec_w1/paper_w1.json",
+                    "results/raw/tpcc/rep1/duet_paper_w1+spec_w1/spec_w1.json"}
+    for rep in (1, 2):  # paper on the first CPU in odd repeats (dbrepro.duet.placement)
+        assert re.search(rf"-m dbrepro duet tpcc --repeat {rep} --settings \S*paper_w1\.json\S* \S*spec_w1\.json",
+                         output), output
     for block in blocks:
         assert "timed=1" in block
-        inputs = waits_for(output, block, r"results/raw/tpcc/rep\d+/\w+\.json")
+        inputs = waits_for(output, block, r"results/raw/tpcc/rep\d+/\S+?\.json")
         if "rep2/" in block.split("output:")[1]:
             assert inputs == first_repeat, block  # waits for every run of repeat 1
         else:
@@ -87,7 +106,7 @@ def test_timed_runs_are_interleaved(dry_run, repo):
 def test_timed_runs_claim_every_core_unless_the_profile_times_nothing(dry_run, repo, name, threads):
     # quick and full: a timed run holds both cores; smoke (timed_runs_alone false) lets one other job beside
     # it. Either way no two timed runs overlap (timed=1).
-    blocks = job_blocks(whole_dry_run(dry_run, repo, name).output, "tpcc_run")
+    blocks = job_blocks(whole_dry_run(dry_run, repo, name).output, "tpcc_duet")
     assert blocks
     for block in blocks:
         assert "timed=1" in block, block
@@ -149,8 +168,11 @@ def test_smoke_profile_end_to_end(smoke_run):
     figures = results / "figures" / "tpcc"
     assert (figures / "throughput.png").read_bytes()[:4] == b"\x89PNG"
     assert (figures / "throughput.pdf").read_bytes()[:4] == b"%PDF"
-    assert len(list((results / "raw" / "tpcc").glob("rep*/*.json"))) == 4
-    assert len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 4
+    # One duet a repeat (paper and spec at once, dbrepro.duet): two records and one log each.
+    records = sorted((results / "raw" / "tpcc").glob("rep*/duet_paper_w1+spec_w1/*.json"))
+    assert len(records) == 4 and len(list((results / "logs" / "tpcc").glob("rep*/*.log"))) == 2
+    pairs = {read_record(path)["metrics"]["duet"]["cell"]: read_record(path)["metrics"]["duet"] for path in records[:2]}
+    assert pairs["paper_w1"]["partner"] == "spec_w1" and pairs["paper_w1"]["repeat"] == 1
     # The whole profile ran: every study's claims, with the evaluator's columns, and the summary whose
     # headline counts the findings only (checks beside, never added in).
     summary = (results / "summary.md").read_text()
@@ -200,7 +222,7 @@ def test_jobs_that_hold_the_database_declare_their_memory(dry_run, repo):
     assert declared[("fifo_cache_scale_cells", 100)] >= 10_040 * (1 + max(fc["scale_fractions"]))
     # The 100-warehouse scale job never beside the 100-warehouse trace on a machine of this kind (23 GiB).
     assert declared[("fifo_cache_scale_cells", 100)] + declared[("fifo_cache_trace", 100)] > 23 * 1024 - 2048
-    timed = job_blocks(output, "fifo_cache_run")
+    timed = job_blocks(output, "fifo_cache_run") + job_blocks(output, "fifo_cache_duet")
     assert timed and all("memory_mb" not in block for block in timed)
 
 

@@ -137,7 +137,7 @@ def expand_repeats(pattern, grid, repeats=None):
 
 
 # Each grid of timed runs whose repeats wait on a barrier (after_previous_repeat):
-# "<study>/<its axes>" -> the runs' path pattern and wildcard lists.
+# "<study>/<its axes>" -> {"runs": a function of the repeat listing its runs}.
 REPEAT_GRIDS = {}
 
 
@@ -153,12 +153,18 @@ def after_previous_repeat(pattern, grid):
     profile's 144 E4 runs a repeat). The dependency is for ordering only:
     ancient() keeps a re-run of repeat r-1 from forcing repeat r to re-run.
     """
-    runs_per_repeat = len(expand_repeats(pattern, grid, repeats=[1]))
+    study = pattern[len(RESULTS) + 1:].split("/")[1]  # <results>/raw/<study>/...
+    name = "-".join(grid)  # the grid's axes, e.g. policy-percent-terminals
+    return after_previous_repeat_of(study, name, lambda rep: expand_repeats(pattern, grid, repeats=[rep]))
+
+
+def after_previous_repeat_of(study, name, runs_of):
+    """after_previous_repeat for a repeat whose runs are not one pattern over a grid
+    (duets: each pair's two records): runs_of(rep) lists repeat rep's records; `name`
+    names the grid's barrier (results/tmp/<study>/repeats/<name>/rep<r>.done)."""
+    runs_per_repeat = len(runs_of(1))
     if runs_per_repeat > 1:
-        study = pattern[len(RESULTS) + 1:].split("/")[1]  # <results>/raw/<study>/...
-        name = "-".join(grid)  # the grid's axes, e.g. policy-percent-terminals
-        key = f"{study}/{name}"
-        REPEAT_GRIDS[key] = {"pattern": pattern, "grid": grid}
+        REPEAT_GRIDS[f"{study}/{name}"] = {"runs": runs_of}
         barrier = f"{RESULTS}/tmp/{study}/repeats/{name}/rep{{rep}}.done"
 
     def inputs(wildcards):
@@ -167,7 +173,7 @@ def after_previous_repeat(pattern, grid):
             return []
         if runs_per_repeat > 1:
             return [ancient(barrier.format(rep=rep - 1))]
-        return [ancient(path) for path in expand_repeats(pattern, grid, repeats=[rep - 1])]
+        return [ancient(path) for path in runs_of(rep - 1)]
 
     return inputs
 

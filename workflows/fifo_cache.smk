@@ -12,7 +12,9 @@
 #    profile's pool fractions of the database's pages and of the trace's
 #    distinct pages (the curve toward the article's 250 warehouses).
 #
-#   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved)
+#   runs      results/raw/fifo_cache/rep{rep}/{policy}_p{percent}_t{terminals}.json (timed, interleaved);
+#             one terminal: results/raw/fifo_cache/rep{rep}/duet_{a}+{b}/{policy}_p{percent}_t1.json
+#             (the policies two by two at once, one pinned to each CPU: dbrepro.duet)
 #   scale     results/raw/fifo_cache/scale/seed{seed}/{policy}_w{warehouses}_p{percent}.json
 #   traces    results/tmp/fifo_cache/trace_w{warehouses}.txt (single-thread run, libCacheSim's plain format; its record beside)
 #   tables    results/tables/fifo_cache/{throughput,scale,hit_curve,claims}.csv, claims.md
@@ -20,7 +22,7 @@
 #
 # SoQoL's numbers: workflows/data/fifo_cache_paper.yaml (their one source).
 
-from dbrepro import registry
+from dbrepro import duet, registry
 
 FC = config["fifo_cache"]
 FC_STUDY = "fifo_cache"
@@ -31,6 +33,29 @@ FC_GRID = {
     "terminals": FC["terminals"],
 }
 FC_REPEATS = list(range(1, (FC["repeats"] or config["repeats"]) + 1))
+# One terminal each: the policies run two by two at each pool fraction as duets (dbrepro.duet:
+# at once, one pinned to each CPU, swapped between repeats); a policy left over, and every
+# cell of more terminals (they need the whole machine), run alone.
+FC_DUET_RUN = raw_path(FC_STUDY, "duet_{a}+{b}/{cell}")
+FC_DUETS = [pair for percent in FC_GRID["percent"] if 1 in FC_GRID["terminals"]
+            for pair in duet.pairs(f"{policy}_p{percent}_t1" for policy in FC_GRID["policy"])
+            if len(pair) == 2]
+FC_IN_DUETS = {cell for pair in FC_DUETS for cell in pair}
+
+
+def fc_runs(rep):
+    """Every timed record of repeat `rep`: each duet's two, then every cell run alone."""
+    paths = [FC_DUET_RUN.format(rep=rep, a=a, b=b, cell=cell) for a, b in FC_DUETS for cell in (a, b)]
+    for policy in FC_GRID["policy"]:
+        for percent in FC_GRID["percent"]:
+            for terminals in FC_GRID["terminals"]:
+                if f"{policy}_p{percent}_t{terminals}" not in FC_IN_DUETS:
+                    paths.append(FC_RUN.format(rep=rep, policy=policy, percent=percent, terminals=terminals))
+    return paths
+
+
+FC_RUNS = [path for rep in FC_REPEATS for path in fc_runs(rep)]
+FC_AFTER_PREVIOUS_REPEAT = after_previous_repeat_of(FC_STUDY, "-".join(FC_GRID), fc_runs)
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
 FC_TRACE = f"{RESULTS}/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
 FC_TRACE_RECORD = f"{RESULTS}/tmp/{FC_STUDY}/trace_w{{warehouses}}.json"  # its run: database pages, warm-up references
@@ -58,10 +83,12 @@ for _rep in FC_REPEATS:
     for _policy in FC_GRID["policy"]:
         for _percent in FC_GRID["percent"]:
             for _terminals in FC_GRID["terminals"]:
-                cell_settings(FC_STUDY, f"rep{_rep}_{_policy}_p{_percent}_t{_terminals}", {
-                    **profile_settings(FC_STUDY, FC), "seed": repeat_seed(FC["seed"])(SimpleNamespace(rep=_rep)),
-                    "cache_policy": _policy,
-                    "pool_fraction": float(_percent) / 100, "terminals": int(_terminals)})
+                _cell = {**profile_settings(FC_STUDY, FC), "seed": repeat_seed(FC["seed"])(SimpleNamespace(rep=_rep)),
+                         "cache_policy": _policy, "pool_fraction": float(_percent) / 100, "terminals": int(_terminals)}
+                # A duet's cell stops at its start gate, the end of its warm-up (dbrepro.duet.gated_settings).
+                _in_duet = f"{_policy}_p{_percent}_t{_terminals}" in FC_IN_DUETS
+                cell_settings(FC_STUDY, f"rep{_rep}_{_policy}_p{_percent}_t{_terminals}",
+                              duet.gated_settings(_cell) if _in_duet else _cell)
 for _seed in FC_SCALE_SEEDS:
     for _warehouses in FC["scale_warehouses"]:
         cell_settings(FC_STUDY, f"scale_seed{_seed}_w{_warehouses}", {
@@ -98,11 +125,34 @@ rule fifo_cache:
     localrule: True
 
 
+rule fifo_cache_duet:
+    """Two single-terminal runs on the disk-backed pool at once (`dbrepro duet
+    fifo_cache`): cell a on the first CPU in odd repeats, the second in even ones."""
+    input:
+        FC_AFTER_PREVIOUS_REPEAT,
+        settings_a=lambda wildcards: settings_path(FC_STUDY, f"rep{wildcards.rep}_{wildcards.a}"),
+        settings_b=lambda wildcards: settings_path(FC_STUDY, f"rep{wildcards.rep}_{wildcards.b}"),
+    output:
+        a=FC_DUET_RUN.replace("{cell}", "{a}"),
+        b=FC_DUET_RUN.replace("{cell}", "{b}"),
+    log:
+        log_path(FC_STUDY, "runs/rep{rep}/duet_{a}+{b}"),
+    wildcard_constraints:
+        a=r"[a-z0-9]+_p[0-9.]+_t1",
+        b=r"[a-z0-9]+_p[0-9.]+_t1",
+    threads: TIMED_THREADS
+    resources:
+        timed=1,
+    shell:
+        "{FOREIGN_LOAD_ENV} {DBREPRO} duet fifo_cache --repeat {wildcards.rep}"
+        " --settings {input.settings_a:q} {input.settings_b:q} --out {output.a:q} {output.b:q} > {log:q} 2>&1"
+
+
 rule fifo_cache_run:
     """One TPC-C run on the disk-backed pool: policy, pool at percent% of the
     database, N terminals. Timed runs never overlap and are interleaved."""
     input:
-        after_previous_repeat(FC_RUN, FC_GRID),
+        FC_AFTER_PREVIOUS_REPEAT,
         # the profile's run settings (warehouses, transactions, warm-up, seed: the repeat's), the cell's
         settings=lambda wildcards: settings_path(
             FC_STUDY, f"rep{wildcards.rep}_{wildcards.policy}_p{wildcards.percent}_t{wildcards.terminals}"),
@@ -127,7 +177,7 @@ rule fifo_cache_throughput_table:
     hit ratio, reads and writes per transaction, lock waits on the hit path,
     CPU time and load average per policy, pool fraction and terminals."""
     input:
-        runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID),
+        runs=FC_RUNS,
     output:
         fc_table("throughput"),
     log:
@@ -229,4 +279,4 @@ rule fifo_cache_hit_curve:
 
 
 # SoQoL's findings beside ours (rule claims, workflows/claims.smk).
-register_claims(FC_STUDY, runs=expand(FC_RUN, rep=FC_REPEATS, **FC_GRID), scale=FC_SCALE_RUNS_ALL_SEEDS, paper=FC_PAPER)
+register_claims(FC_STUDY, runs=FC_RUNS, scale=FC_SCALE_RUNS_ALL_SEEDS, paper=FC_PAPER)

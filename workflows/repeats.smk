@@ -7,12 +7,7 @@ rule repeat_done:
     """Every timed run of one grid in one repeat has finished."""
     input:
         lambda wildcards: [
-            ancient(path)
-            for path in expand_repeats(
-                REPEAT_GRIDS[f"{wildcards.study}/{wildcards.grid}"]["pattern"],
-                REPEAT_GRIDS[f"{wildcards.study}/{wildcards.grid}"]["grid"],
-                repeats=[int(wildcards.rep)],
-            )
+            ancient(path) for path in REPEAT_GRIDS[f"{wildcards.study}/{wildcards.grid}"]["runs"](int(wildcards.rep))
         ],
     output:
         touch(f"{RESULTS}/tmp/{{study}}/repeats/{{grid}}/rep{{rep}}.done"),

@@ -69,7 +69,8 @@ def build_parser() -> OneLineErrorParser:
             "                     fifo_cache; hyphens accepted; looking_glass is also 'instructions')\n"
             "  list               print the studies, the engine's stacks and policies, and each study's settings\n"
             "  info               print this machine's provenance (versions, CPU, counters) as JSON\n"
-            "  compare            compare two runs' verdicts, finding by finding\n\n"
+            "  compare            compare two runs' verdicts, finding by finding\n"
+            "  duet               run two single-terminal cells at once, one pinned to each CPU\n\n"
             "Run 'dbrepro COMMAND --help' for a command's options."
         ),
     )
@@ -461,6 +462,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         study = argv[1].replace("-", "_")
         return importlib.import_module(DELEGATED_STUDIES[study][0]).main(delegated_argv(study, argv[2:]))
+    if argv[:1] == ["duet"]:  # its own parser: two cells' run commands (dbrepro.duet)
+        from . import duet
+
+        return duet.main(argv[1:])
     try:
         if argv[:1] == ["compare"]:  # needs no engine: do not build the engine's choices
             return run_compare(build_compare_parser().parse_args(argv[1:]))

@@ -18,8 +18,10 @@ runner names as its own (`own_pids`) and its descendants, and the workflow
 that runs the cell (DBREPRO_RUN_ROOT_PID: Snakemake's main process, which the
 workflow names; its scheduler polls its jobs, about 0.1 of a core measured
 here, and that is the run's own work, not another tenant's) and its
-descendants. Our own threads are never foreign: a 64-thread run raising the
-load average is expected.
+descendants; a duet's runner (dbrepro.duet) adds itself there for its arms,
+so that the other arm of a pair, running at the same time, is the run's own
+too. Our own threads are never foreign: a 64-thread run raising the load
+average is expected.
 
     kernel_cpu_seconds  = kernel threads' delta (kthreadd, pid 2, and its children:
                           kworker, jbd2, ...) + irq + softirq delta
@@ -257,10 +259,11 @@ class HostLoadMeter:
 
 
 def run_root() -> tuple[int, ...]:
-    """The workflow's main process where the environment names one (DBREPRO_RUN_ROOT_PID): the
-    root of the run's own tree, so that the scheduler running the cell is not foreign load."""
-    text = os.environ.get(RUN_ROOT_ENV, "").strip()
-    return (int(text),) if text.isdigit() and int(text) > 1 else ()
+    """The roots of the run's own tree the environment names (DBREPRO_RUN_ROOT_PID, pids
+    separated by commas): the workflow's main process, so that the scheduler running the cell
+    is not foreign load, and a duet's runner (dbrepro.duet), so that an arm's partner is not."""
+    words = (word.strip() for word in os.environ.get(RUN_ROOT_ENV, "").split(","))
+    return tuple(int(word) for word in words if word.isdigit() and int(word) > 1)
 
 
 def unavailable(reason: str) -> dict[str, Any]:

@@ -11,7 +11,9 @@ Instruction counts are deterministic (count claims, exact comparisons), and
 are counted on several seeds (instructions_seeds.csv): each count claim is
 judged on every seed and holds only if it holds on all of them
 (claims_common.across_seeds). The ladder's throughput is timed: its
-per-repeat runs are the bootstrap's samples.
+per-repeat runs are the bootstrap's samples. The ladder runs in duets (two
+steps at once, dbrepro.duet): each ratio pairs the two steps of one duet per
+repeat (looking_glass.DUET_PAIRS).
 
 Run by Snakemake (rule looking_glass_claims), or by hand:
     python workflows/scripts/looking_glass_claims.py TABLES_DIR paper.yaml claims.csv claims.md [--runs RUN.json ...]
@@ -20,6 +22,7 @@ where the counts ran on several seeds, instructions_seeds.csv)
 """
 
 import argparse
+import dataclasses
 import math
 from pathlib import Path
 
@@ -30,7 +33,9 @@ import looking_glass_common as common
 from claims_common import ClaimResult
 
 LABEL = common.COMPONENT_LABELS
-IN_MEMORY_STEP = 2  # first step without a log flush at commit ("disk log" removed)
+DUET_WORDS = {"split": "both steps at once, one on each CPU, the CPUs swapped between repeats",
+              "shared": "both steps at once on one CPU, taking turns, the CPU swapped between repeats"}
+IN_MEMORY_STEP = common.IN_MEMORY_STEP  # first step without a log flush at commit ("disk log" removed)
 SMALL_PAGE_STEP = 8
 
 
@@ -79,20 +84,30 @@ class Tables:
         by_step = frame.pivot_table(index="phase", columns="step", values="instructions", aggfunc="sum")
         return (by_step[after_step] - by_step[before_step]).sort_values()
 
-    def tps_samples(self, step, column: str = "throughput_tps") -> pd.Series:
-        """Per-run throughput of a step: wall time (throughput_tps) or CPU time (cpu_tps)."""
+    def tps_samples(self, step, column: str = "throughput_tps", partner=None) -> pd.Series:
+        """Per-repeat throughput of a step: wall time (throughput_tps) or CPU time (cpu_tps).
+        With `partner`, the step's runs in a duet with that step where the runs are duets
+        (dbrepro.duet: a ratio is formed within its duet); every run of the step otherwise."""
         if column not in self.runs.columns:
             return pd.Series(dtype=float)
-        return cc.by_repeat(self.runs[self.runs["step"] == step], column)
+        rows = self.runs[self.runs["step"] == step]
+        if partner is not None and self.in_duets(step, partner):
+            rows = rows[rows["partner_step"] == partner]
+        return cc.by_repeat(rows, column)
 
-    def tps(self, step, column: str = "throughput_tps") -> float:
-        samples = self.tps_samples(step, column)
-        if len(samples):
-            return float(samples.median())
-        median = {"throughput_tps": "tps_median", "cpu_tps": "cpu_tps_median"}[column]
-        if step in self.ladder.index and median in self.ladder.columns:
-            return float(self.ladder.at[step, median])
-        return math.nan
+    def duet_layout(self, step, partner) -> str:
+        """How the step's duets with `partner` ran (split, shared; '' if the runs do not say)."""
+        if "duet_layout" not in self.runs.columns:
+            return ""
+        rows = self.runs[(self.runs["step"] == step) & (self.runs["partner_step"] == partner)]
+        layouts = set(rows["duet_layout"].dropna())
+        return layouts.pop() if len(layouts) == 1 else ""
+
+    def in_duets(self, step, partner) -> bool:
+        """Whether the step ran in a duet with `partner` (the runs' partner_step says so)."""
+        if "partner_step" not in self.runs.columns:
+            return False
+        return bool(((self.runs["step"] == step) & (self.runs["partner_step"] == partner)).any())
 
     def theirs_tps(self, step) -> float:
         entry = common.paper_tps(self.paper).get(step)
@@ -190,15 +205,21 @@ def new_order_to_payment(t: Tables, c: cc.Criterion) -> ClaimResult:
 
 def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int, column: str = "throughput_tps") -> ClaimResult:
     """Ratio of median throughputs: wall time (throughput_tps) or per CPU-second (cpu_tps)."""
-    fast_runs, slow_runs = t.tps_samples(fast, column), t.tps_samples(slow, column)
+    fast_runs, slow_runs = t.tps_samples(fast, column, partner=slow), t.tps_samples(slow, column, partner=fast)
     if fast_runs.empty or slow_runs.empty:
         missing = [s for s, r in ((slow, slow_runs), (fast, fast_runs)) if r.empty]
         outcome = cc.inconclusive(f"step(s) {', '.join(map(str, missing))} not run: both must be in the "
                                   "profile's looking_glass.ladder.steps")
         return ClaimResult(c, "not measured", outcome)
     outcome = cc.evaluate_medians(fast_runs, slow_runs, c)
+    if t.in_duets(fast, slow) and outcome.pairing.startswith("paired by repeat"):
+        # Each repeat's pair is one duet: both steps at once (dbrepro.duet's layouts).
+        words = DUET_WORDS.get(t.duet_layout(fast, slow), "both at once")
+        outcome = dataclasses.replace(outcome, pairing=outcome.pairing.replace(
+            "paired by repeat", f"paired within duets ({words})", 1))
     unit = "tps" if column == "throughput_tps" else "txn per CPU-second"
-    result = ClaimResult(c, f"{ratio(outcome.value)} ({count(t.tps(fast, column))} / {count(t.tps(slow, column))} {unit})"
+    # The medians the ratio is formed of: each step's runs in this duet (where the ladder ran in duets).
+    result = ClaimResult(c, f"{ratio(outcome.value)} ({count(fast_runs.median())} / {count(slow_runs.median())} {unit})"
                             f"{cc.interval(outcome, 2, 'x')}", outcome)
     if outcome.reproduced == "no":
         instructions = t.mix_instructions(slow) / t.mix_instructions(fast)
@@ -297,7 +318,7 @@ def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
         small_pages_cut_new_order(t, c["small_pages_cut_new_order"]),
         new_order_to_payment(t, c["new_order_to_payment"]),
         speedup(t, c["speedup_stripped_vs_in_memory"], common.STRIPPED_STEP, IN_MEMORY_STEP, "cpu_tps"),
-        speedup(t, c["speedup_stripped_vs_flushing"], common.STRIPPED_STEP, 0),
+        speedup(t, c["speedup_stripped_vs_flushing"], common.STRIPPED_STEP, common.FIRST_STEP),
         speedup(t, c["speedup_optimal_vs_stripped"], common.OPTIMAL_STEP, common.STRIPPED_STEP, "cpu_tps"),
         remaining_share(t, c["remaining_share_payment"], "payment"),
         remaining_share(t, c["remaining_share_new_order"], "new_order"),

@@ -9,6 +9,9 @@ import math
 from typing import Any
 
 import pandas as pd
+# The ladder's named steps, as the Python API names them (step 10: all removals done, what
+# is left is "remaining"; 11: the optimal kernel; 2: the first without a log flush at commit).
+from dbrepro.looking_glass import FIRST_STEP, IN_MEMORY_STEP, OPTIMAL_STEP, STRIPPED_STEP  # noqa: F401
 from script_common import (  # noqa: F401 (scripts call common.load_paper, common.run_logged, ...)
     load_paper,
     run_logged,
@@ -29,9 +32,6 @@ COMPONENT_LABELS = {
     "buffer_manager": "buffer manager",
     REMAINING: "remaining",
 }
-FIRST_STEP = 0
-STRIPPED_STEP = 10  # all removals done: what is left is "remaining"
-OPTIMAL_STEP = 11
 
 
 

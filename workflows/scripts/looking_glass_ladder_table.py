@@ -2,11 +2,20 @@
 repeats (median and spread), in transactions per wall-clock second and per
 CPU-second, beside the paper's four throughput numbers.
 
+The ladder runs in duets (looking_glass.smk, dbrepro.duet): step 10 is in a
+duet with each step its claims divide by it or into it (looking_glass.DUET_PAIRS).
+The per-CPU-second pairs run both steps on one CPU, taking turns (layout shared):
+their wall-clock throughput is not the step's, so the table leaves those runs out;
+every step also runs in a duet with one CPU each (split), whose runs it summarises
+(step 10: those of its duet with step 0).
+
 Run by Snakemake (rule looking_glass_ladder_table), or by hand:
     python workflows/scripts/looking_glass_ladder_table.py paper.yaml OUT.csv RUN.json [RUN.json ...]
 """
 
 import argparse
+import math
+import re
 
 import pandas as pd
 
@@ -15,18 +24,32 @@ from dbrepro import looking_glass, read_record
 from dbrepro.host_load import row_columns
 
 
+def partner_step(duet: dict) -> float:
+    """The step of a duet's other arm, from its cell's name (ladder_step<N>, looking_glass.smk's);
+    NaN for a run alone or one from before duets."""
+    match = re.search(r"step(\d+)$", str(duet.get("partner") or ""))
+    return float(match.group(1)) if match else math.nan
+
+
 def runs_frame(paths) -> pd.DataFrame:
-    """One row per timed run."""
+    """One row per timed run; a duet's arm (dbrepro.duet) with its partner's step, its CPU
+    and how much the two arms' engine calls overlapped."""
     rows = []
     for path in paths:
         record = read_record(path)
         config, metrics = record["config"], record["metrics"]
         host = metrics.get("host", {})
+        duet = metrics.get("duet") or {}
         done = metrics["transactions"]
         rows.append(
             {
                 "source": str(path),
                 "step": int(metrics["step"]),
+                "partner_step": partner_step(duet),
+                "duet_mode": duet.get("mode", ""),  # "" for a record from before duets
+                "duet_layout": duet.get("layout", "split" if duet else ""),
+                "cpu": duet.get("cpu"),
+                "duet_overlap": duet.get("overlap"),
                 "stack": config["stack"],
                 "warehouses": config["warehouses"],
                 "seconds_limit": config["seconds"],
@@ -57,7 +80,10 @@ def _q3(values: pd.Series) -> float:
 
 
 def summarize(runs: pd.DataFrame, paper) -> pd.DataFrame:
-    """Per step over the repeats' undisturbed runs (disturbed_cells: those left out)."""
+    """Per step over the repeats' undisturbed runs (disturbed_cells: those left out), but
+    for runs of a duet that shared one CPU (their wall time is two steps' turns)."""
+    if "duet_layout" in runs.columns:
+        runs = runs[runs["duet_layout"] != "shared"]
     table = common.undisturbed(runs, "step").groupby("step", sort=True).agg(
         stack=("stack", "first"),
         warehouses=("warehouses", "first"),
