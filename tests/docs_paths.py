@@ -34,6 +34,7 @@ RUN_PARTS = ("tables", "figures", "raw", "logs", "settings", "summary.md", "summ
 NOT_OURS = {
     "tests/db/select_random_points.lua": "sysbench 0.5's own file, named as the article's benchmark",
     "sched/base_slice_ns": "the kernel's debugfs knob (/sys/kernel/debug/sched/base_slice_ns)",
+    "sysbench/run-sysbench.sh": "MariaDB's own benchmark runner (the mariadb.org-tools repository), which the article used",
 }
 # A run's files that a later command writes, not the workflow: the command that writes them.
 WRITTEN_LATER = {"paper": "make paper", "report.html": "make report"}

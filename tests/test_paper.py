@@ -114,7 +114,7 @@ def test_claims_split_into_findings_and_checks_counted_as_the_summary_counts(rep
     (out / "tables").mkdir(parents=True)
     text, contents = study_tex(tmp_path / "results", out, {"name": "key_cache"})
     assert contents["claims"] == claims_common.role_counts(claims)
-    assert contents["claims"]["findings"] == {"yes": 1, "no": 1, "inconclusive": 1, "total": 3}
+    assert contents["claims"]["findings"] == {"yes": 1, "no": 1, "inconclusive": 1, "not judged": 0, "total": 3}
     assert contents["tables"] == {"findings": True, "checks": True}
     assert r"\claimssummary{1}{3}{1}{1}{2}" in text
     findings = (out / "tables" / "key_cache_findings.tex").read_text()
@@ -127,10 +127,10 @@ def _hashes(folder: Path) -> dict[str, str]:
             for path in sorted(folder.rglob("*")) if path.is_file() and not path.is_symlink()}
 
 
-def _summary_counts(summary: str) -> dict[str, tuple[int, int, int, int]]:
-    """Per study, (findings, reproduced, no, inconclusive) of the summary's table."""
+def _summary_counts(summary: str) -> dict[str, tuple[int, int, int, int, int]]:
+    """Per study, (findings, reproduced, no, inconclusive, not judged) of the summary's table."""
     rows = [line.strip("|").split("|") for line in summary.splitlines() if line.startswith("| ")]
-    return {cells[0].strip(): tuple(int(cells[i]) for i in range(1, 5)) for cells in rows[1:]
+    return {cells[0].strip(): tuple(int(cells[i]) for i in range(1, 6)) for cells in rows[1:]
             if cells[0].strip() != "all"}
 
 
@@ -170,6 +170,6 @@ def test_paper_and_report_leave_the_runs_records_byte_identical(smoke_run, repo,
     assert "logs/times-paper.csv" in new
     produced = json.loads((results / "paper" / "produced.json").read_text())
     summary = _summary_counts((results / "summary.md").read_text(encoding="utf-8"))
-    for study, (findings, yes, no, inconclusive) in summary.items():
+    for study, (findings, yes, no, inconclusive, not_judged) in summary.items():
         assert produced[study]["claims"]["findings"] == {"yes": yes, "no": no, "inconclusive": inconclusive,
-                                                        "total": findings}, study
+                                                        "not judged": not_judged, "total": findings}, study

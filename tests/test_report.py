@@ -96,10 +96,11 @@ def test_a_run_that_judges_no_finding_says_so_in_its_headline(summary):
     line = summary.headline(_claims(["inconclusive"] * 3, [too_few, too_few, "the MariaDB was not run"]),
                             _claims(["yes", "no"], role="check"))
     assert line.startswith("**This run judged none of the originals' 3 findings**"), line
-    assert "2 of them because the run has fewer repeats or seeds" in line and "the other 1" in line
+    assert "2 inconclusive because the run has fewer repeats or seeds" in line
+    assert "1 inconclusive for the reasons each study's claims.md gives" in line
     assert "reproduced" not in line and "our 2 checks beside: 1 yes, 1 no, 0 inconclusive" in line
     judged = summary.headline(_claims(["yes", "inconclusive", "no"]), _claims([], role="check"))
-    assert judged.startswith("**1 of 3 findings of the originals reproduced** (1 no, 1 inconclusive;")
+    assert judged.startswith("**1 of 3 judged findings of the originals reproduced** (1 no, 1 inconclusive;")
 
 
 def test_criteria_change_lines_are_cut_at_a_word(summary):

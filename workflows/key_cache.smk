@@ -339,7 +339,7 @@ rule key_cache_mariadb_account:
     resources:
         timed=1,
     shell:
-        "{PYTHON} -m dbrepro.key_cache_mariadb run " + KCM_RUN_ARGS +
+        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run " + KCM_RUN_ARGS +
         " --repeat 1 --arms fresh --account --out {output.record:q} > {log:q} 2>&1"
 
 
