@@ -108,7 +108,7 @@ BAD_OPTIONS = [
     (["durable-run", "--dir", "/tmp", "--frobnicate"], "unknown option '--frobnicate'"),
     (["tpcc", "--seed", "18446744073709551616"], "--seed: 18446744073709551616 is out of range"),
     (["tpcc", "--transactions", "99999999999999999999"], "--transactions: 99999999999999999999 is out of range"),
-    (["tpcc", "--warehouses", "4294967297"], "--warehouses: must be in 0..4294967295, got 4294967297"),
+    (["tpcc", "--warehouses", "4294967297"], "--warehouses: must be in 1..65535, got 4294967297"),
     (["tpcc", "--page-size", "x"], "--page-size: expected a non-negative integer"),
     (["tpcc", "--check-consistency", "maybe"], "--check-consistency: expected true or false"),
     (["tpcc", "--mix", "new_order"], "--mix: expected TYPE=WEIGHT"),

@@ -79,7 +79,7 @@ def test_key_cache_engine_checks_each_setting_by_name(settings, message, tmp_pat
     ({"seed": 2**64}, "seed: must fit in 64 bits, got 18446744073709551616"),
     ({"seed": 2**63}, "seed: must be in 0..9223372036854775807, got 9223372036854775808"),  # a record's int64
     ({"seed": 2**63 - 1}, None),  # in range: accepted by the field (the run itself is not started here)
-    ({"warehouses": -1}, "warehouses: must be in 0..4294967295, got -1"),
+    ({"warehouses": -1}, "warehouses: must be in 1..65535, got -1"),
     ({"warehouse": 1}, "warehouse: unknown setting"),
     ({"o_direct": 1}, "o_direct: must be True or False"),
     ({"seconds": "1"}, "seconds: must be a number"),

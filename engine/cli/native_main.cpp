@@ -9,7 +9,7 @@
 //   dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]
 //                       [--seconds S] [--transactions N] [--seed N] [--run-id N] [--acks FILE]
 //                       [--checkpoint-every S] [--mix ...]
-//   dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...
+//   dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]... [--create]
 //   dbrepro-native build-info
 #include <algorithm>
 #include <cstdlib>
@@ -48,10 +48,15 @@ std::string usage() {
          "       dbrepro-native durable-run --dir DIR [--stack step0|step1] [--warehouses N] [--terminals T]\n"
          "                                  [--seconds S] [--transactions N] [--seed N] [--run-id N]\n"
          "                                  [--acks FILE] [--checkpoint-every S] [--mix TYPE=WEIGHT,...]\n"
-         "       dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]...\n"
+         "       dbrepro-native recover --dir DIR [--stack step0|step1] [--seed N] [--acks FILE]... [--create]\n"
          "       dbrepro-native build-info\n"
          "tpcc runs TPC-C on the engine and prints the result as JSON on stdout; key-cache runs E2's\n"
          "select_random_points on an sbtest table (python -m dbrepro.key_cache build) and prints a line per cell.\n"
+         "durable-run runs TPC-C on a database in DIR (created there if DIR is empty), appending each acknowledged\n"
+         "commit to the acks FILE (which may not be inside DIR); --terminals 1..4095. recover opens it (redo, undo,\n"
+         "checkpoint) and checks that every commit in each acks FILE is there; it creates a database in an empty\n"
+         "DIR only with --create. Both check every option and file before DIR is written, and hold DIR itself, not\n"
+         "its name: renamed or replaced during a run, the run goes on writing where it started.\n"
          "exit status: 0 ok; 1 a failed check or run (e.g. a checkpoint's I/O error); 2 bad arguments;\n"
          "3 a database directory refused (damaged or missing files, a broken log chain, in use).\n";
 }
@@ -83,9 +88,11 @@ dbrepro::tpcc::RunConfig parse_tpcc(int argc, char** argv) {
 struct DurableArgs {
   dbrepro::tpcc::DurableRunConfig run;
   std::vector<std::string> acks;  // recover: every acks file to check
+  bool create = false;            // recover: may create a database in an empty directory
 };
 
-DurableArgs parse_durable(int argc, char** argv) {
+// `recover`: the command is recover (--acks may repeat, --create allowed).
+DurableArgs parse_durable(int argc, char** argv, bool recover) {
   DurableArgs args;
   auto& c = args.run;
   c.run.stack = "step0";
@@ -94,6 +101,10 @@ DurableArgs parse_durable(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string option = argv[i];
     if (help_flag(option)) continue;
+    if (recover && option == "--create") {
+      args.create = true;
+      continue;
+    }
     check_option(option,
                  {"--dir", "--stack", "--warehouses", "--terminals", "--seconds", "--transactions", "--seed",
                   "--run-id", "--acks", "--checkpoint-every", "--mix"},
@@ -101,7 +112,17 @@ DurableArgs parse_durable(int argc, char** argv) {
     const std::string value = argv[++i];
     if (option == "--dir") c.dir = value;
     else if (option == "--run-id") c.run_id = parse_uint(option, value, dbrepro::tpcc::kMaxRunId);
-    else if (option == "--acks") {
+    else if (option == "--terminals") {
+      // A durable run's own range (its commit stamps'), not the table's.
+      const unsigned long long terminals = parse_uint(option, value);
+      try {
+        dbrepro::tpcc::check_durable_terminals(terminals);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--") + e.what());
+      }
+      c.run.terminals = static_cast<dbrepro::u32>(terminals);
+    } else if (option == "--acks") {
+      if (!recover && !c.acks_path.empty()) throw UsageError("--acks: given twice (durable-run appends to one file)");
       c.acks_path = value;
       args.acks.push_back(value);
     } else if (option == "--checkpoint-every") c.checkpoint_every = parse_double(option, value);
@@ -128,12 +149,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "durable-run") {
-      std::cout << dbrepro::tpcc::durable_run(parse_durable(argc, argv).run) << std::endl;
+      std::cout << dbrepro::tpcc::durable_run(parse_durable(argc, argv, false).run) << std::endl;
       return 0;
     }
     if (command == "recover") {
-      const DurableArgs args = parse_durable(argc, argv);
-      const auto report = dbrepro::tpcc::durable_verify(args.run.dir, args.run.run, args.acks);
+      const DurableArgs args = parse_durable(argc, argv, true);
+      const auto report = dbrepro::tpcc::durable_verify(args.run.dir, args.run.run, args.acks, args.create);
       std::cout << report.json << std::endl;
       return report.ok ? 0 : 1;
     }

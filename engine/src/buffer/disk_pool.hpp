@@ -40,6 +40,7 @@
 #include "cache/policy.hpp"
 #include "cache/slot_queues.hpp"
 #include "cache/trace_file.hpp"
+#include "common/number_text.hpp"
 #include "common/page_size.hpp"
 #include "io/block_file.hpp"
 #include "latch/blocking_latches.hpp"
@@ -200,7 +201,7 @@ class DiskPool {
  private:
   static const DiskPoolOptions& checked(const DiskPoolOptions& o) {
     if (!(o.fraction > 0 && o.fraction <= 1))
-      throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + std::to_string(o.fraction));
+      throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + number_text(o.fraction));
     return o;
   }
   static PageCacheOptions cache_options(u32 page_size, size_t capacity_pages) {

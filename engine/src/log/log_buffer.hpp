@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "io/fd.hpp"
+#include "io/file_at.hpp"
 #include "latch/latch.hpp"
 #include "log/log_record.hpp"
 
@@ -27,10 +28,10 @@ namespace dbrepro {
 struct NeverFlush {
   static constexpr const char* kName = "group commit, never flushed";
   static constexpr bool kFlushes = false;
-  explicit NeverFlush(const std::string& /*path*/) {}
+  explicit NeverFlush(const io::FileAt& /*file*/) {}
   void write(const std::byte*, size_t) {}
   void sync() {}
-  void open(const std::string&, const LogFileTag&) {}
+  void open(const io::FileAt&, const LogFileTag&) {}
   u64 bytes_written() const { return 0; }
   u64 syncs() const { return 0; }
 };
@@ -39,7 +40,7 @@ class FlushToFile {
  public:
   static constexpr const char* kName = "flush at commit";
   static constexpr bool kFlushes = true;
-  explicit FlushToFile(const std::string& path) { open(path, LogFileTag{}); }
+  explicit FlushToFile(const io::FileAt& file) { open(file, LogFileTag{}); }
   ~FlushToFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -60,8 +61,10 @@ class FlushToFile {
 
   // Continues in a new file holding only its header, synced (a checkpoint
   // started a new log); the previous file stays open if this one fails.
-  void open(const std::string& path, const LogFileTag& tag) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // `file` is opened relative to its directory's descriptor (io/file_at.hpp).
+  void open(const io::FileAt& file, const LogFileTag& tag) {
+    const std::string& path = file.shown;
+    const int fd = ::openat(file.dir, file.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error("log file '" + path + "': " + std::strerror(errno));
     const LogFileHeader header = make_log_file_header(tag);
     auto fail = [&](const char* what) {
@@ -91,7 +94,7 @@ class LogBuffer {
  public:
   static constexpr size_t kCapacity = 4 << 20;
 
-  explicit LogBuffer(const std::string& path) : disk_(path), buffer_(kCapacity) {}
+  explicit LogBuffer(const io::FileAt& file) : disk_(file), buffer_(kCapacity) {}
 
   // Appends header + payload; returns the record's LSN. A log that goes to
   // disk sums the payload before taking the latch and the header (which
@@ -131,10 +134,10 @@ class LogBuffer {
   }
 
   // Everything durable, then a new empty log file whose LSNs start at 0.
-  void switch_file(const std::string& path, const LogFileTag& tag) {
+  void switch_file(const io::FileAt& file, const LogFileTag& tag) {
     flush();
     LatchGuard guard(latch_);
-    disk_.open(path, tag);
+    disk_.open(file, tag);
     next_lsn_ = written_lsn_ = flushed_lsn_ = 0;
   }
 

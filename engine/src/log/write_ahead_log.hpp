@@ -23,7 +23,7 @@ class WriteAheadLog {
  public:
   static constexpr const char* kName = "write-ahead log";
   static constexpr bool kUndo = true;
-  explicit WriteAheadLog(const std::string& path) : buffer_(path) {}
+  explicit WriteAheadLog(const io::FileAt& file) : buffer_(file) {}
 
   // Keeps the row's before-image in the transaction's undo list: abort puts
   // it back, and the update's log record is the changed range against it.
@@ -94,7 +94,7 @@ class WriteAheadLog {
   // Checkpoints: everything durable, then a new (empty) log file; LSNs start
   // again at 0. Only while no transaction is active.
   void flush() { buffer_.flush(); }
-  void switch_file(const std::string& path, const LogFileTag& tag) { buffer_.switch_file(path, tag); }
+  void switch_file(const io::FileAt& file, const LogFileTag& tag) { buffer_.switch_file(file, tag); }
 
   Lsn end_lsn() const { return buffer_.end_lsn(); }
   u64 bytes_written() const { return buffer_.disk().bytes_written(); }
@@ -142,7 +142,7 @@ class WriteAheadLog {
 struct NoLog {
   static constexpr const char* kName = "no log";
   static constexpr bool kUndo = false;  // nothing to roll back with: single-threaded, two-phase transactions only
-  explicit NoLog(const std::string&) {}
+  explicit NoLog(const io::FileAt&) {}
   void before_update(Transaction*, const std::byte*, size_t) {}
   Lsn log_update(Transaction*, u16, RecordId, const std::byte*, size_t) { return 0; }
   Lsn log_create(Transaction*, u16, RecordId, const void*, size_t) { return 0; }
@@ -158,7 +158,7 @@ struct NoLog {
   void commit(Transaction*) {}
   void abort(Transaction*) {}
   void flush() {}
-  void switch_file(const std::string&, const LogFileTag&) {}
+  void switch_file(const io::FileAt&, const LogFileTag&) {}
   Lsn end_lsn() const { return 0; }
   u64 bytes_written() const { return 0; }
   u64 syncs() const { return 0; }

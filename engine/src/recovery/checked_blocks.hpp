@@ -24,7 +24,7 @@ inline u32 block_checksum(u64 offset, const std::byte* data, size_t n) {
 
 class CheckedBlockWriter {
  public:
-  CheckedBlockWriter(const std::string& path, u64 magic) : out_(path) {
+  CheckedBlockWriter(const io::FileAt& file, u64 magic) : out_(file) {
     out_.put(magic);
     offset_ = sizeof(magic);
     block_.reserve(kCheckedBlockBytes);
@@ -69,8 +69,9 @@ class CheckedBlockWriter {
 // The blocks' bytes joined, each checked; `magic_error` is called with the
 // file's first 8 bytes when they are not `magic` (it throws).
 template <class OnWrongMagic>
-std::vector<std::byte> read_checked_blocks(const std::string& path, u64 magic, OnWrongMagic&& on_wrong_magic) {
-  std::vector<std::byte> bytes = read_whole_file(path);
+std::vector<std::byte> read_checked_blocks(const io::FileAt& file, u64 magic, OnWrongMagic&& on_wrong_magic) {
+  const std::string& path = file.shown;
+  std::vector<std::byte> bytes = read_whole_file(file);
   const size_t size = bytes.size();
   if (size < sizeof(u64)) throw Refused(path + ": " + std::to_string(size) + " bytes, too short to be a snapshot");
   u64 first;

@@ -23,6 +23,13 @@
 //               undo its log (replay.hpp), checkpoint: record ids are new,
 //               so the log starts again against a snapshot that has them.
 //
+// The directory is held, not its name: every file is opened, renamed,
+// removed and synced relative to the descriptor that holds the lock
+// (openat, renameat, unlinkat, fsync of it), never by its path again. A run
+// whose directory is renamed, replaced by a new one of the same name, or
+// reached through a symlink that is repointed keeps writing where it
+// started; another process may open the new directory under the old name.
+//
 // Refused (file_io.hpp), never re-created or read around, and left exactly
 // as found: a directory with a log but no snapshot (other than what an
 // interrupted creation leaves), a damaged snapshot or log, a missing log, a
@@ -60,18 +67,20 @@ struct Inspection {
   LogFileTag tag;                      // the snapshot's database and generation
   std::vector<std::byte> snapshot;     // its blocks' bytes, checked
   LogImage log;                        // log.<generation>, checked
-  std::vector<std::string> leftovers;  // paths that crashes and failed checkpoints left
+  std::vector<std::string> leftovers;  // names (in the directory) that crashes and failed checkpoints left
 };
 
 class DurableFiles {
  public:
   explicit DurableFiles(std::string dir) : dir_(std::move(dir)) {
     if (dir_.empty()) throw std::invalid_argument("database directory: empty path");
-    struct stat st{};
-    if (::stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw std::invalid_argument("database directory '" + dir_ + "' does not exist or is not a directory");
+    // The path is resolved once, here: from now on the directory is this descriptor.
     lock_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (lock_fd_ < 0) throw io_error(dir_, "open directory");
+    if (lock_fd_ < 0) {
+      if (errno == ENOENT || errno == ENOTDIR)
+        throw std::invalid_argument("database directory '" + dir_ + "' does not exist or is not a directory");
+      throw io_error(dir_, "open directory");
+    }
     if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       ::close(lock_fd_);
@@ -95,23 +104,23 @@ class DurableFiles {
   Inspection inspect(const TableLayout& layout) const {
     const Listing files = list();
     Inspection found = without_snapshot(files);
-    if (files.pending_log) found.leftovers.push_back(pending_log_path());
+    if (files.pending_log) found.leftovers.push_back(kPendingLog);
     if (!files.snapshot) return found;
     found.database = true;
-    found.snapshot = read_snapshot(snapshot_path());
-    found.tag = check_snapshot(found.snapshot, snapshot_path(), layout);
+    found.snapshot = read_snapshot(at(kSnapshot));
+    found.tag = check_snapshot(found.snapshot, at(kSnapshot).shown, layout);
     const u64 g = found.tag.generation;
     for (u64 other : files.logs)
-      if (other > g + 1 || (other == g + 1 && !holds_no_records(log_path(other))))
-        throw Refused(log_path(other) + ": a log newer than the snapshot (generation " + std::to_string(g) +
-                      "): the log chain is broken (was the snapshot replaced by an older one?)");
-    const std::string log = log_path(g);
+      if (other > g + 1 || (other == g + 1 && !holds_no_records(log_name(other))))
+        throw Refused(at(log_name(other)).shown + ": a log newer than the snapshot (generation " +
+                      std::to_string(g) + "): the log chain is broken (was the snapshot replaced by an older one?)");
+    const io::FileAt log = at(log_name(g));
     if (!file_exists(log))
-      throw Refused(log + ": missing; the snapshot (generation " + std::to_string(g) +
+      throw Refused(log.shown + ": missing; the snapshot (generation " + std::to_string(g) +
                     ") continues in it, and reading it as empty would lose every commit since that checkpoint");
     found.log = read_log(log, found.tag);
     for (u64 other : files.logs)
-      if (other != g) found.leftovers.push_back(log_path(other));
+      if (other != g) found.leftovers.push_back(log_name(other));
     return found;
   }
 
@@ -119,14 +128,15 @@ class DurableFiles {
   // returns one line naming them with their sizes ("" if none).
   std::string remove_leftovers(const Inspection& found) const {
     std::string removed;
-    for (const std::string& path : found.leftovers) {
+    for (const std::string& name : found.leftovers) {
       struct stat st{};
-      const long long bytes = ::lstat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : 0;
-      remove_file(path);
-      removed += (removed.empty() ? "" : ", ") + path.substr(dir_.size() + 1) + " (" + std::to_string(bytes) + " bytes)";
+      const long long bytes =
+          ::fstatat(lock_fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? static_cast<long long>(st.st_size) : 0;
+      remove_file(name);
+      removed += (removed.empty() ? "" : ", ") + name + " (" + std::to_string(bytes) + " bytes)";
     }
     if (removed.empty()) return removed;
-    sync_directory(dir_);
+    sync_directory(lock_fd_, dir_);
     return "removed what a crash or a failed checkpoint left in '" + dir_ + "': " + removed;
   }
 
@@ -140,24 +150,27 @@ class DurableFiles {
     return false;
   }
 
-  // The log file an engine opened on this directory writes until its first checkpoint.
-  std::string pending_log_path() const { return dir_ + "/log.pending"; }
+  // The log file an engine opened on this directory writes until its first
+  // checkpoint (in the directory held, whatever its path names now).
+  io::FileAt pending_log_path() const { return at(kPendingLog); }
   u64 generation() const { return generation_; }
   const std::string& dir() const { return dir_; }
+  // The descriptor of the directory held (and locked): the directory's
+  // identity (fstat) for callers that must keep their own files out of it.
+  int dir_fd() const { return lock_fd_; }
 
   template <class E>
   void checkpoint(E& engine) {
     static_assert(E::StackType::DiskLog::kFlushes, "a durable database needs a log flushed at commit");
     if (database_id_ == 0) database_id_ = new_database_id();
     const LogFileTag next{database_id_, generation_ + 1};
-    write_snapshot(engine, dir_ + "/snapshot.tmp", next);
-    engine.log().switch_file(log_path(next.generation), next);
-    sync_directory(dir_);
-    if (::rename((dir_ + "/snapshot.tmp").c_str(), snapshot_path().c_str()) != 0)
-      throw io_error(snapshot_path(), "rename");
-    sync_directory(dir_);
-    if (generation_ > 0) ::unlink(log_path(generation_).c_str());
-    ::unlink(pending_log_path().c_str());
+    write_snapshot(engine, at(kSnapshotTmp), next);
+    engine.log().switch_file(at(log_name(next.generation)), next);
+    sync_directory(lock_fd_, dir_);
+    if (::renameat(lock_fd_, kSnapshotTmp, lock_fd_, kSnapshot) != 0) throw io_error(at(kSnapshot).shown, "rename");
+    sync_directory(lock_fd_, dir_);
+    if (generation_ > 0) ::unlinkat(lock_fd_, log_name(generation_).c_str(), 0);
+    ::unlinkat(lock_fd_, kPendingLog, 0);
     generation_ = next.generation;
   }
 
@@ -167,7 +180,7 @@ class DurableFiles {
   template <class E>
   ReplayStats recover(E& engine, Inspection found) {
     RidMap rids;
-    load_snapshot(engine, found.snapshot, snapshot_path(), rids);
+    load_snapshot(engine, found.snapshot, at(kSnapshot).shown, rids);
     std::vector<std::byte>().swap(found.snapshot);  // loaded: its memory is not needed during the replay
     database_id_ = found.tag.database_id;
     generation_ = found.tag.generation;
@@ -182,7 +195,7 @@ class DurableFiles {
   ReplayStats open(E& engine) {
     Inspection found = inspect(table_layout(engine));
     if (!found.database) throw Refused("database directory '" + dir_ + "' holds no snapshot");
-    std::erase(found.leftovers, pending_log_path());
+    std::erase(found.leftovers, std::string(kPendingLog));
     remove_leftovers(found);
     return recover(engine, std::move(found));
   }
@@ -197,8 +210,14 @@ class DurableFiles {
 
   Listing list() const {
     Listing listing;
-    DIR* d = ::opendir(dir_.c_str());
-    if (!d) throw io_error(dir_, "opendir");
+    // A descriptor of its own (fdopendir takes it over) on the directory held.
+    const int fd = ::openat(lock_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) throw io_error(dir_, "open directory");
+    DIR* d = ::fdopendir(fd);
+    if (!d) {
+      ::close(fd);
+      throw io_error(dir_, "opendir");
+    }
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
       if (name == "snapshot") listing.snapshot = true;
@@ -218,10 +237,10 @@ class DurableFiles {
   // is refused. (log.pending: see inspect().)
   Inspection without_snapshot(const Listing& files) const {
     Inspection found;
-    if (files.snapshot_tmp) found.leftovers.push_back(dir_ + "/snapshot.tmp");
+    if (files.snapshot_tmp) found.leftovers.push_back(kSnapshotTmp);
     if (files.snapshot) return found;
     const bool interrupted_creation =
-        files.logs.empty() || (files.logs == std::vector<u64>{1} && files.snapshot_tmp && holds_no_records(log_path(1)));
+        files.logs.empty() || (files.logs == std::vector<u64>{1} && files.snapshot_tmp && holds_no_records(log_name(1)));
     if (!interrupted_creation) {
       std::string names;
       for (u64 g : files.logs) names += (names.empty() ? "log." : ", log.") + std::to_string(g);
@@ -229,17 +248,17 @@ class DurableFiles {
                     " but no snapshot: refusing to create a new database over them (restore the snapshot, or "
                     "empty the directory to start afresh)");
     }
-    for (u64 g : files.logs) found.leftovers.push_back(log_path(g));
+    for (u64 g : files.logs) found.leftovers.push_back(log_name(g));
     return found;
   }
 
-  static bool holds_no_records(const std::string& path) {
+  bool holds_no_records(const std::string& name) const {
     struct stat st{};
-    return ::stat(path.c_str(), &st) == 0 && static_cast<u64>(st.st_size) <= sizeof(LogFileHeader);
+    return ::fstatat(lock_fd_, name.c_str(), &st, 0) == 0 && static_cast<u64>(st.st_size) <= sizeof(LogFileHeader);
   }
 
-  static void remove_file(const std::string& path) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw io_error(path, "unlink");
+  void remove_file(const std::string& name) const {
+    if (::unlinkat(lock_fd_, name.c_str(), 0) != 0 && errno != ENOENT) throw io_error(at(name).shown, "unlink");
   }
 
   static u64 new_database_id() {
@@ -249,8 +268,12 @@ class DurableFiles {
     return id;
   }
 
-  std::string snapshot_path() const { return dir_ + "/snapshot"; }
-  std::string log_path(u64 generation) const { return dir_ + "/log." + std::to_string(generation); }
+  static constexpr const char* kSnapshot = "snapshot";
+  static constexpr const char* kSnapshotTmp = "snapshot.tmp";
+  static constexpr const char* kPendingLog = "log.pending";
+  static std::string log_name(u64 generation) { return "log." + std::to_string(generation); }
+  // A file in the directory held, named in messages by the path given.
+  io::FileAt at(const std::string& name) const { return io::FileAt(lock_fd_, name, dir_ + "/" + name); }
 
   std::string dir_;
   int lock_fd_ = -1;

@@ -1,7 +1,9 @@
 #pragma once
 // Small POSIX file helpers for checkpoints and recovery: whole-file reads,
 // buffered writes that end with fsync, an atomic rename made durable by
-// syncing the directory. Every error names the file.
+// syncing the directory. Files are io::FileAt (openat and its kin relative
+// to a directory's descriptor; a plain path converts). Every error names
+// the file.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 
 #include "common/types.hpp"
 #include "io/fd.hpp"
+#include "io/file_at.hpp"
 
 namespace dbrepro::recovery {
 
@@ -28,15 +31,16 @@ inline std::runtime_error io_error(const std::string& path, const char* what) {
   return std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
 }
 
-inline bool file_exists(const std::string& path) {
+inline bool file_exists(const io::FileAt& file) {
   struct stat st{};
-  return ::stat(path.c_str(), &st) == 0;
+  return ::fstatat(file.dir, file.name.c_str(), &st, 0) == 0;
 }
 
 // The whole file (callers check first that it exists).
-inline std::vector<std::byte> read_whole_file(const std::string& path) {
+inline std::vector<std::byte> read_whole_file(const io::FileAt& file) {
+  const std::string& path = file.shown;
   std::vector<std::byte> bytes;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::openat(file.dir, file.name.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw io_error(path, "open");
   struct stat st{};
   if (::fstat(fd, &st) != 0) {
@@ -50,20 +54,17 @@ inline std::vector<std::byte> read_whole_file(const std::string& path) {
   return bytes;
 }
 
-// Makes a rename or a new file in `dir` durable.
-inline void sync_directory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw io_error(dir, "open directory");
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) throw io_error(dir, "fsync directory");
+// Makes a rename or a new file in the directory `dir_fd` durable; `shown`
+// names it in the message.
+inline void sync_directory(int dir_fd, const std::string& shown) {
+  if (::fsync(dir_fd) != 0) throw io_error(shown, "fsync directory");
 }
 
 // Buffered sequential writer; finish() writes the rest and fsyncs.
 class FileWriter {
  public:
-  explicit FileWriter(std::string path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  explicit FileWriter(const io::FileAt& file) : path_(file.shown) {
+    fd_ = ::openat(file.dir, file.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw io_error(path_, "open");
     buffer_.reserve(kBuffer);
   }

@@ -68,10 +68,11 @@ inline bool ends_in_unwritten_sectors(const std::vector<std::byte>& bytes, size_
 }  // namespace log_reader_detail
 
 // `expected`: the database and generation the snapshot says this log continues.
-inline LogImage read_log(const std::string& path, const LogFileTag& expected) {
+inline LogImage read_log(const io::FileAt& log, const LogFileTag& expected) {
   using namespace log_reader_detail;
+  const std::string& path = log.shown;
   LogImage image;
-  image.bytes = read_whole_file(path);
+  image.bytes = read_whole_file(log);
   const std::vector<std::byte>& bytes = image.bytes;
   const size_t size = bytes.size();
   if (size < kBase) {

@@ -24,8 +24,8 @@ inline constexpr u64 kSnapshotEnd = 0x32444E4552424444ull;      // "DDBREND2"
 
 // `tag`: the database and the generation whose log continues this snapshot.
 template <class E>
-void write_snapshot(E& engine, const std::string& path, const LogFileTag& tag) {
-  CheckedBlockWriter out(path, kSnapshotMagic);
+void write_snapshot(E& engine, const io::FileAt& file, const LogFileTag& tag) {
+  CheckedBlockWriter out(file, kSnapshotMagic);
   out.put(tag.database_id);
   out.put(tag.generation);
   out.put(static_cast<u32>(engine.catalog().size()));
@@ -68,8 +68,9 @@ TableLayout table_layout(E& engine) {
 }
 
 // A snapshot file's bytes: its blocks, checked and joined (checked_blocks.hpp).
-inline std::vector<std::byte> read_snapshot(const std::string& path) {
-  return read_checked_blocks(path, kSnapshotMagic, [&](u64 magic) {
+inline std::vector<std::byte> read_snapshot(const io::FileAt& file) {
+  const std::string& path = file.shown;
+  return read_checked_blocks(file, kSnapshotMagic, [&](u64 magic) {
     if (magic == kSnapshotMagicV1)
       throw Refused(path + ": a snapshot of format 1 (before checksums); this build reads format 2 only: "
                     "open the database with the build that wrote it, or create a new one");

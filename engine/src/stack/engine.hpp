@@ -25,6 +25,7 @@
 #include "btree/btree.hpp"
 #include "catalog/catalog.hpp"
 #include "catalog/store_directory.hpp"
+#include "io/file_at.hpp"
 #include "measure/meter.hpp"
 #include "stack/components.hpp"
 #include "tpcc/schema.hpp"
@@ -34,7 +35,7 @@ namespace dbrepro {
 struct EngineOptions {
   u32 page_size = 8192;
   size_t capacity_pages = 1 << 16;  // buffer pool frames reserved (address space only)
-  std::string log_path;             // the log file of a flushing disk log
+  io::FileAt log_path;              // the log file of a flushing disk log (in a directory held open, or a path)
   DiskPoolOptions disk;             // the disk-backed pool's (E5 stacks only)
 };
 

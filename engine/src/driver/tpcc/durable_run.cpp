@@ -1,17 +1,15 @@
 #include "driver/tpcc/durable_run.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "driver/tpcc/acks_file.hpp"
 #include "driver/tpcc/terminals.hpp"
 #include "recovery/durable_files.hpp"
 #include "recovery/tpcc_layout.hpp"
@@ -53,10 +51,13 @@ std::string consistency_json(const std::vector<ConsistencyCheck>& checks) {
 template <class S>
 struct OpenDatabase {
   using E = Engine<S>;
-  // The directory is locked, inspected (refused without a byte written)
-  // and rid of leftovers before the engine writes its first log file.
-  explicit OpenDatabase(const std::string& dir, const RunConfig& run)
-      : files(dir), found(inspect(files)), engine(options(files, run)), db(engine) {
+  // The directory is locked and inspected (refused without a byte
+  // written); `before_writing(files, found)` may refuse too, as nothing is
+  // written yet; then the directory is rid of leftovers before the engine
+  // writes its first log file.
+  template <class BeforeWriting>
+  OpenDatabase(const std::string& dir, const RunConfig& run, BeforeWriting&& before_writing)
+      : files(dir), found(inspect(files, before_writing)), engine(options(files, run)), db(engine) {
     Random load_rng(run.seed);
     load_constants = NURandConstants::for_load(load_rng);
     if (found.database) {
@@ -68,8 +69,10 @@ struct OpenDatabase {
       files.checkpoint(engine);
     }
   }
-  static recovery::Inspection inspect(const DurableFiles& files) {
+  template <class BeforeWriting>
+  static recovery::Inspection inspect(const DurableFiles& files, BeforeWriting& before_writing) {
     recovery::Inspection found = files.inspect(database_layout());
+    before_writing(files, found);
     const std::string removed = files.remove_leftovers(found);
     if (!removed.empty()) std::cerr << "dbrepro-native: " << removed << std::endl;
     return found;
@@ -78,7 +81,7 @@ struct OpenDatabase {
     EngineOptions o;
     o.page_size = 8192;
     o.capacity_pages = ((size_t{512} << 20) * run.warehouses + (size_t{1} << 30)) / o.page_size;
-    o.log_path = files.pending_log_path();
+    o.log_path = files.pending_log_path();  // in the directory held (its descriptor)
     return o;
   }
   DurableFiles files;
@@ -90,40 +93,19 @@ struct OpenDatabase {
   bool created = false;
 };
 
-// Appends whole lines with one write(2) each.
-class AckFile {
- public:
-  explicit AckFile(const std::string& path) {
-    if (path.empty()) return;
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::invalid_argument("acks file '" + path + "': cannot open");
-  }
-  ~AckFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  void ack(TxnType type, u64 stamp) {
-    if (fd_ < 0) return;
-    char line[48];
-    const int n = std::snprintf(line, sizeof(line), "%c %llu\n", type == TxnType::kNewOrder ? 'N' : 'P',
-                                static_cast<unsigned long long>(stamp));
-    if (::write(fd_, line, static_cast<size_t>(n)) != n) throw std::runtime_error("acks file: write failed");
-  }
-
- private:
-  int fd_ = -1;
-};
-
 template <class S>
 std::string run_on_stack(const DurableRunConfig& config) {
   const auto open_start = std::chrono::steady_clock::now();
-  OpenDatabase<S> open(config.dir, config.run);
+  std::optional<AcksWriter> acks;  // opened once the directory is held, before it is written
+  OpenDatabase<S> open(config.dir, config.run, [&](const DurableFiles& files, const recovery::Inspection&) {
+    acks.emplace(config.acks_path, files.dir_fd(), files.dir());
+  });
   const double open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
   RunConfig run = config.run;
   run.warehouses = open.db.warehouses;
   Random run_rng(run.seed ^ 0x5DEECE66Dull);
   const NURandConstants constants = NURandConstants::for_run(open.load_constants, run_rng);
 
-  AckFile acks(config.acks_path);
   std::mutex acks_mutex;
   TerminalGate gate(static_cast<int>(run.terminals));
   TerminalControl control;
@@ -163,7 +145,7 @@ std::string run_on_stack(const DurableRunConfig& config) {
     totals = run_terminals(open.engine, run, constants, config.run_id, control, [&](u32, TxnType type, u64 stamp) {
       if (type != TxnType::kNewOrder && type != TxnType::kPayment) return;
       std::lock_guard<std::mutex> guard(acks_mutex);
-      acks.ack(type, stamp);
+      acks->ack(type, stamp);
     });
   } catch (...) {
     done.store(true);
@@ -187,23 +169,27 @@ std::string run_on_stack(const DurableRunConfig& config) {
 }
 
 template <class S>
-DurableVerdict verify_on_stack(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths) {
-  OpenDatabase<S> open(dir, run);
+DurableVerdict verify_on_stack(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths,
+                               bool create) {
+  // Every acks file read whole (and refused, naming the file and line, if
+  // any of it cannot be read) before the directory is opened.
+  std::vector<std::vector<Ack>> acks;
+  for (const std::string& path : acks_paths) acks.push_back(read_acks(path));
+  OpenDatabase<S> open(dir, run, [&](const DurableFiles& files, const recovery::Inspection& found) {
+    if (!found.database && !create)
+      throw recovery::Refused("database directory '" + files.dir() +
+                              "' holds no database (no snapshot): recover creates one only when asked (--create)");
+  });
   const auto checks = check_consistency(open.db);
   const CommitStamps stamps = commit_stamps(open.db);
   u64 acked = 0, missing = 0;
   std::string first_missing;
-  for (const std::string& path : acks_paths) {
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument("acks file '" + path + "' cannot be read");
-    char type;
-    unsigned long long stamp;
-    while (in >> type >> stamp) {
+  for (size_t f = 0; f < acks.size(); ++f) {
+    for (const Ack& ack : acks[f]) {
       ++acked;
-      const auto& present = type == 'N' ? stamps.new_orders : stamps.payments;
-      if (!present.contains(stamp)) {
-        if (missing++ == 0) first_missing = std::string(1, type) + " " + std::to_string(stamp) + " in " + path;
-      }
+      const auto& present = ack.type == 'N' ? stamps.new_orders : stamps.payments;
+      if (!present.contains(ack.stamp) && missing++ == 0)
+        first_missing = std::string(1, ack.type) + " " + std::to_string(ack.stamp) + " in " + acks_paths[f];
     }
   }
   bool consistent = true;
@@ -217,36 +203,39 @@ DurableVerdict verify_on_stack(const std::string& dir, const RunConfig& run, con
   return DurableVerdict{out.str(), consistent && missing == 0};
 }
 
-void check_durable_stack(const RunConfig& run) {
+}  // namespace
+
+void check_durable_terminals(u64 terminals) {
+  if (terminals < 1 || terminals > kMaxDurableTerminals)
+    throw std::invalid_argument("terminals: must be in 1.." + std::to_string(kMaxDurableTerminals) + ", got " +
+                                std::to_string(terminals) + " (a commit's stamp holds the terminal in 12 bits)");
+}
+
+void validate_durable(const RunConfig& run) {
   if (run.stack != "step0" && run.stack != "step1")
     throw std::invalid_argument("stack: a durable database needs a log flushed at commit: step0 or step1, got '" +
                                 run.stack + "'");
+  check_warehouses(run.warehouses);
+  check_durable_terminals(run.terminals);
+  check_seconds_and_mix(run);
+  check_fits_in_memory(run.warehouses);
 }
 
-}  // namespace
-
 std::string durable_run(const DurableRunConfig& config) {
-  check_durable_stack(config.run);
-  if (config.run.terminals < 1 || config.run.terminals > kMaxDurableTerminals)
-    throw std::invalid_argument("terminals: must be in 1.." + std::to_string(kMaxDurableTerminals) +
-                                " (a commit's stamp holds the terminal in 12 bits)");
+  validate_durable(config.run);
   if (config.run_id > kMaxRunId)
     throw std::invalid_argument("run_id: must be in 0.." + std::to_string(kMaxRunId) +
                                 " (a commit's stamp holds the run id in 24 bits)");
   if (!(config.checkpoint_every >= 0) || !std::isfinite(config.checkpoint_every))
     throw std::invalid_argument("checkpoint_every: must be a finite number >= 0 (seconds)");
-  if (!(config.run.seconds >= 0) || !std::isfinite(config.run.seconds))
-    throw std::invalid_argument("seconds: must be a finite number >= 0");
-  if (config.run.warehouses < 1 || config.run.warehouses > 65535)
-    throw std::invalid_argument("warehouses: must be in 1..65535, got " + std::to_string(config.run.warehouses));
-  check_fits_in_memory(config.run.warehouses);
   return config.run.stack == "step0" ? run_on_stack<Step0>(config) : run_on_stack<Step1>(config);
 }
 
-DurableVerdict durable_verify(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths) {
-  check_durable_stack(run);
-  return run.stack == "step0" ? verify_on_stack<Step0>(dir, run, acks_paths)
-                              : verify_on_stack<Step1>(dir, run, acks_paths);
+DurableVerdict durable_verify(const std::string& dir, const RunConfig& run, const std::vector<std::string>& acks_paths,
+                              bool create) {
+  validate_durable(run);
+  return run.stack == "step0" ? verify_on_stack<Step0>(dir, run, acks_paths, create)
+                              : verify_on_stack<Step1>(dir, run, acks_paths, create);
 }
 
 }  // namespace dbrepro::tpcc

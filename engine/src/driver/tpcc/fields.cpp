@@ -16,7 +16,7 @@ using config::wrong_type;
 
 const std::array<RunField, 21> kRunFields = {{
     {"warehouses", FieldType::kUnsigned, "", "1..65535", "TPC-C scale factor (about 100 MB each)",
-     [](RunConfig& c, const FieldValue& v) { c.warehouses = unsigned_of<u32>("warehouses", v); },
+     [](RunConfig& c, const FieldValue& v) { c.warehouses = unsigned_of<u32>("warehouses", v, 1, kMaxWarehouses); },
      [](const RunConfig& c) { return integer(c.warehouses); }},
     {"transactions", FieldType::kUnsigned, "", ">= 0; 0 needs seconds > 0", "stop after this many transactions (0: run for `seconds` only)",
      [](RunConfig& c, const FieldValue& v) { c.transactions = unsigned_of<u64>("transactions", v, 0, config::kRecordIntegerMax); },
@@ -87,7 +87,7 @@ const std::array<RunField, 21> kRunFields = {{
      [](RunConfig& c, const FieldValue& v) { c.trace_format = text_of("trace_format", v); },
      [](const RunConfig& c) { return FieldValue{c.trace_format}; }},
     {"terminals", FieldType::kUnsigned, "", "1..1024", "terminals (threads) running transactions at once",
-     [](RunConfig& c, const FieldValue& v) { c.terminals = unsigned_of<u32>("terminals", v); },
+     [](RunConfig& c, const FieldValue& v) { c.terminals = unsigned_of<u32>("terminals", v, 1, kMaxTerminals); },
      [](const RunConfig& c) { return integer(c.terminals); }},
 }};
 

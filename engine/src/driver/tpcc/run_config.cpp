@@ -8,6 +8,7 @@
 
 #include "cache/policies.hpp"
 #include "cache/trace_file.hpp"
+#include "common/number_text.hpp"
 #include "common/page_size.hpp"
 #include "driver/tpcc/stack_registry.hpp"
 #include "stack/ladder.hpp"
@@ -36,7 +37,7 @@ const char* step_key_compare(int step) { return step == 0 ? "generic" : "integer
 void validate_disk(const RunConfig& c) {
   cache::with_policy(c.cache_policy, [](auto) { return 0; });  // throws naming the allowed policies
   if (!(c.pool_fraction > 0 && c.pool_fraction <= 1))
-    throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + std::to_string(c.pool_fraction));
+    throw std::invalid_argument("pool_fraction: must be in (0, 1], got " + number_text(c.pool_fraction));
   cache::parse_trace_format(c.trace_format);  // throws naming the allowed formats
   if (c.stack != "disk") {
     if (!c.trace_path.empty()) throw std::invalid_argument("trace_path: only the disk stack records traces");
@@ -64,11 +65,13 @@ void check_fits_in_memory(u32 warehouses) {
   throw std::invalid_argument(line);
 }
 
-void validate(const RunConfig& c) {
-  if (c.warehouses < 1 || c.warehouses > 65535)
-    throw std::invalid_argument("warehouses: must be in 1..65535, got " + std::to_string(c.warehouses));
-  if (c.transactions == 0 && c.seconds <= 0)
-    throw std::invalid_argument("transactions: must be > 0 unless seconds > 0");
+void check_warehouses(u32 warehouses) {
+  if (warehouses < 1 || warehouses > kMaxWarehouses)
+    throw std::invalid_argument("warehouses: must be in 1.." + std::to_string(kMaxWarehouses) + ", got " +
+                                std::to_string(warehouses));
+}
+
+void check_seconds_and_mix(const RunConfig& c) {
   if (!(c.seconds >= 0) || !std::isfinite(c.seconds))
     throw std::invalid_argument("seconds: must be a finite number >= 0");
   double total = 0;
@@ -78,6 +81,13 @@ void validate(const RunConfig& c) {
     total += c.mix[i];
   }
   if (total <= 0) throw std::invalid_argument("mix: weights must sum to more than 0");
+}
+
+void validate(const RunConfig& c) {
+  check_warehouses(c.warehouses);
+  if (c.transactions == 0 && c.seconds <= 0)
+    throw std::invalid_argument("transactions: must be > 0 unless seconds > 0");
+  check_seconds_and_mix(c);
   const int step = stack_step(c.stack);
   if (c.page_size != 0) check_page_size("page_size", c.page_size, kMinPageSize, kMaxPageSize, "0 (the stack's default) or ");
   if (c.key_compare != "auto" && c.key_compare != "generic" && c.key_compare != "integer")
@@ -92,8 +102,9 @@ void validate(const RunConfig& c) {
   if (c.meter == "perf" && step == kOptimalStep)
     throw std::invalid_argument("meter: the optimal kernel has no phases to meter (allowed for optimal: none)");
   if (c.progress_every == 0) throw std::invalid_argument("progress_every: must be >= 1");
-  if (c.terminals < 1 || c.terminals > 1024)
-    throw std::invalid_argument("terminals: must be in 1..1024, got " + std::to_string(c.terminals));
+  if (c.terminals < 1 || c.terminals > kMaxTerminals)
+    throw std::invalid_argument("terminals: must be in 1.." + std::to_string(kMaxTerminals) + ", got " +
+                                std::to_string(c.terminals));
   if (c.terminals > 1) {
     if (!find_stack(c.stack).concurrent) {
       std::string allowed;

@@ -45,6 +45,14 @@ struct RunConfig {
 // Throws std::invalid_argument naming the parameter and its allowed values.
 void validate(const RunConfig& config);
 
+// The pieces of validate() that the durable commands share
+// (driver/tpcc/durable_run.hpp), whose runs have limits of their own
+// (terminals, transactions 0: until killed).
+inline constexpr u32 kMaxWarehouses = 65535;
+inline constexpr u32 kMaxTerminals = 1024;     // a run's; a durable run's stamps allow more
+void check_warehouses(u32 warehouses);           // 1..kMaxWarehouses
+void check_seconds_and_mix(const RunConfig& config);
+
 // About what one loaded warehouse occupies in memory (rows and indexes; the
 // README's "about 100 MB each").
 inline constexpr u64 kWarehouseBytes = u64{100} << 20;
