@@ -43,7 +43,8 @@ WORKING_FILES = {"tmp/key_cache/mariadb/datadir": "workflows/key_cache.smk",
                  "tmp/foreign_load_streak": "workflows/common.smk"}
 # Folders `make repro` makes around a run (the Makefile makes them): the run's own, the last run's
 # link and a variation's folder and its config.
-MADE_BY_MAKE = re.compile(r"^results/(?:latest|<profile>\+<settings>|[a-z]+\+<[^>]+>)/?$|(?:^|/)variation\.yaml$")
+MADE_BY_MAKE = re.compile(r"^results/(?:latest|<profile>\+<settings>|[a-z]+\+<[^>]+>)/?$|(?:^|/)variation\.yaml$"
+                          r"|(?:^|/)logs/workflow-<time>\.log$")
 RUN_FOLDER = re.compile(r"^results/(?:<run>|<profile>|quick|smoke|full|latest)/?$")
 BACKTICKS = re.compile(r"`([^`\n]+)`")
 FENCE = re.compile(r"```(?:sh|bash|console)?\n(.*?)```", re.S)

@@ -57,6 +57,7 @@ def test_what_make_repro_makes_beside_a_run_is_made_by_it():
     """results/latest and a variation's folder come from `make repro`, not from the workflow; a run's
     paper/ and report.html from `make paper` and `make report`."""
     assert "results/latest" in MAKEFILE and "variation.py" in MAKEFILE
+    assert "logs/workflow-" in MAKEFILE and "progress.py" in MAKEFILE  # make repro's own log of the workflow
     for part, command in d.WRITTEN_LATER.items():
         assert command.split()[1] in _make_targets() and part in MAKEFILE, (part, command)
     named = {word for _, word in d.doc_paths()}

@@ -172,9 +172,9 @@ def test_smoke_profile_end_to_end(smoke_run):
         assert (figures / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
         assert (figures / f"{name}.pdf").read_bytes()[:4] == b"%PDF", name
     claims = check_claims_table(tables / "claims.csv", "openedge", claims=10)
-    # One repeat in smoke: every timed claim lacks the repeats it needs.
+    # One repeat planned in smoke: every timed claim is not judged there (issue 40).
     timed = claims[claims["repeats"].notna()]
-    assert len(timed) == 6 and set(timed["reproduced"]) == {"inconclusive"} and set(timed["repeats"]) == {1}
+    assert len(timed) == 6 and set(timed["reproduced"]) == {"not judged"} and set(timed["repeats"]) == {1}
     latency = pd.read_csv(tables / "latency.csv")
     assert sorted(set(latency["message_delay_us"])) == [0, 200] and set(latency["name"]) == {"mtdbs", "ssj"}
     assert (latency.loc[latency["message_delay_us"] == 200, "added_latency_seconds"] > 0).all()

@@ -46,8 +46,8 @@ CLAIM_COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "our
 
 
 def check_claims_table(path, study, claims=None):
-    """A study's claims.csv from a workflow run: the evaluator's columns, three-valued
-    outcomes, a mechanism and criterion per claim, one row per claim of its yaml
+    """A study's claims.csv from a workflow run: the evaluator's columns, the outcomes (or not judged),
+    a mechanism and criterion per claim, one row per claim of its yaml
     (E4: one per scheduler). Returns the table."""
     from pathlib import Path
 
@@ -56,7 +56,7 @@ def check_claims_table(path, study, claims=None):
 
     table = pd.read_csv(path)
     assert list(table.columns) == CLAIM_COLUMNS, list(table.columns)
-    assert set(table["reproduced"]) <= {"yes", "no", "inconclusive"}, set(table["reproduced"])
+    assert set(table["reproduced"]) <= {"yes", "no", "inconclusive", "not judged"}, set(table["reproduced"])
     assert table["mechanism"].notna().all() and table["criterion"].notna().all()
     criteria = yaml.safe_load((Path(__file__).resolve().parents[1] / "workflows" / "claims" / f"{study}.yaml").read_text())
     texts = {c["text"] for c in criteria["claims"]}
