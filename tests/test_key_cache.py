@@ -122,7 +122,9 @@ def test_cache_sizes_and_extra_grids_are_cells_of_one_record(table_dir):
     assert list(frame["segments"]) == [0, 4] * 5  # each cell runs every segments value in turn
     whole, quarter = frame[frame["index_fraction"] == 1.0], frame[frame["index_fraction"] == 0.25]
     # A quarter of the index misses and reads the file (MyISAM's miss path); the whole index never misses.
-    assert (whole["misses"] == 0).all() and (quarter["misses"] > 0).all()
+    # A cell is 0.05 s of random points: one quarter cell can draw only blocks it holds (seen once in
+    # a make test at load 2), so the quarter's misses are asserted over its cells, not in each.
+    assert (whole["misses"] == 0).all() and quarter["misses"].sum() > 0
     assert (quarter["buffer_bytes"] < whole["buffer_bytes"].min()).all()
     assert result.config["index_fractions"] == [1.0, 0.25] and len(result.config["extra_grids"]) == 1
 
