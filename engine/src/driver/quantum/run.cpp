@@ -362,15 +362,20 @@ SessionsResult run_os(const SessionsConfig& config, const Policy& policy, Table*
   // session cannot starve this thread while it is still creating the others.
   t0 = SteadyClock{}.now();
   start.count_down();
-  for (pthread_t t : threads) ::pthread_join(t, nullptr);
   if constexpr (Policy::kDispatcher) {
     if (dispatching) {
-      // A session that never started leaves its flag unset: mark every one done for the dispatcher.
-      for (auto& s : ts) s.finished.store(true, std::memory_order_release);
+      // The dispatcher sets the sessions' priorities (pthread_setschedparam) until each has said it
+      // is done: it is joined before they are, so that it never touches a joined thread, whose
+      // descriptor is freed (a quick run's os_ts memory cell segfaulted in libc that way). After an
+      // error a session may never start and never say so: mark every one done for the dispatcher.
+      if (error) {
+        for (auto& s : ts) s.finished.store(true, std::memory_order_release);
+      }
       ::pthread_join(dispatcher_thread, nullptr);
       record_dispatcher(result, dispatcher.stats, policy.times);
     }
   }
+  for (pthread_t t : threads) ::pthread_join(t, nullptr);
   if (error) throw std::runtime_error(*error);
   finish(result, table);
   return result;
