@@ -436,6 +436,8 @@ def _dispatcher_figures(dispatcher: dict[str, Any] | None) -> dict[str, Any]:
         "dispatcher_late_ticks": d.get("late_ticks", 0),
         "dispatcher_timed_out": bool(d.get("timed_out", False)),
         "dispatcher_preemptions": d.get("preemptions", 0),
+        # Its own SCHED_FIFO priority at its end (90 unless something lowered it; 0 where none ran).
+        "dispatcher_priority_end": d.get("priority_end", 0),
     }
 
 

@@ -47,7 +47,8 @@ py::dict to_dict(const SessionsResult& result) {
                                                    py::arg("late_ticks") = d.late_ticks, py::arg("updates") = d.updates,
                                                    py::arg("priority_sets") = d.priority_sets,
                                                    py::arg("preemptions") = d.preemptions,
-                                                   py::arg("timed_out") = d.timed_out));
+                                                   py::arg("timed_out") = d.timed_out,
+                                                   py::arg("priority_end") = d.priority_end));
 }
 
 // run_sessions(**settings): settings by the E4 table's names (driver/quantum/fields.hpp),

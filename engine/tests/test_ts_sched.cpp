@@ -6,11 +6,17 @@
 #include <sched.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <deque>
+#include <future>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "driver/quantum/run.hpp"
 #include "sched/ts_dispatcher.hpp"
+#include "sched/ts_linux.hpp"
 #include "sched/ts_table.hpp"
 
 namespace dbrepro::sched {
@@ -239,6 +245,80 @@ TEST(TsLinux, SessionsFinishUnderTheEmulatedClass) {
   }
   EXPECT_GT(expiries, 0u);  // three sessions of ~50 ms under 10 ms quanta
   EXPECT_GT(r.dispatcher.cpu_seconds, 0);
+  EXPECT_EQ(r.dispatcher.priority_end, kTsDispatcherPriority);  // no session's exit lowered it
+}
+
+// A session that said it is done waits until the dispatcher lets it go: its thread outlives every call the
+// dispatcher makes on it (glibc's pthread_setschedparam on a thread exiting meanwhile sets the caller).
+TEST(TsLinux, ADoneSessionWaitsForItsRelease) {
+  TsSessionThread s;
+  std::atomic<bool> returned{false};
+  std::thread session([&] {
+    ts_session_done(s);
+    returned = true;
+  });
+  while (!s.finished.load()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(returned.load());
+  ts_release(s);
+  session.join();
+  EXPECT_TRUE(returned.load());
+}
+
+// Sessions that finish at once, end while the dispatcher requeues them at every tick (a quantum of one
+// tick), or are still working at its time limit: the dispatcher releases every one (none waits forever),
+// each once it is done or at its end, and keeps its own priority. A session it forgot would hang here:
+// every wait is bounded by the test's own deadline.
+TEST(TsLinux, TheDispatcherReleasesEverySessionAndKeepsItsPriority) {
+  std::string why;
+  if (!fifo_permitted(why)) GTEST_SKIP() << why;
+  for (const double limit_s : {30.0, 0.02}) {  // the sessions end first; the limit comes first
+    constexpr u32 kSessions = 4;
+    std::vector<TsSessionThread> ts(kSessions);
+    std::atomic<bool> go{false}, stop{false};
+    std::vector<std::promise<void>> exited(kSessions);
+    std::vector<std::future<void>> out;
+    for (auto& e : exited) out.push_back(e.get_future());
+    std::vector<std::thread> threads;
+    for (u32 i = 0; i < kSessions; ++i) {
+      threads.emplace_back([&, i] {
+        ts[i].tid = static_cast<int>(::gettid());
+        while (!go.load()) std::this_thread::yield();
+        // Session 0 ends at once, the others after 60 ms each (past the 20 ms limit).
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(60 * i);
+        while (std::chrono::steady_clock::now() < end && !stop.load()) {
+        }
+        ts_session_done(ts[i]);
+        exited[i].set_value();
+      });
+      ts[i].thread = threads.back().native_handle();
+    }
+    // This thread is the dispatcher, above the sessions, which it sets to their levels' priorities.
+    sched_param p{};
+    p.sched_priority = kTsDispatcherPriority;
+    const int set = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &p);
+    go = true;
+    if (set != 0) {  // no dispatcher: let the sessions end before failing
+      stop = true;
+      for (auto& s : ts) ts_release(s);
+      for (auto& t : threads) t.join();
+      FAIL() << "SCHED_FIFO " << kTsDispatcherPriority << " refused for the dispatcher: " << set;
+    }
+    const TsTimes times = ts_times(kDefaultTsTable, 1.0, 0.01);  // quantum = tick = 0.1 ms: requeued each tick
+    const TsDispatcherStats stats = run_ts_dispatcher(ts, times, static_cast<i64>(limit_s * 1e9));
+    p.sched_priority = 0;
+    ::pthread_setschedparam(::pthread_self(), SCHED_OTHER, &p);
+    EXPECT_EQ(stats.timed_out, limit_s < 1);
+    EXPECT_EQ(stats.priority_end, kTsDispatcherPriority);
+    for (u32 i = 0; i < kSessions; ++i) {
+      EXPECT_TRUE(ts[i].released.load()) << "session " << i;
+      const bool exits = out[i].wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+      EXPECT_TRUE(exits) << "session " << i << " still waits for its release";
+      if (!exits) ts_release(ts[i]);  // let it go, so that the test ends and says why
+    }
+    stop = true;
+    for (auto& t : threads) t.join();
+  }
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ struct DispatcherStats {
   u64 priority_sets = 0;
   u64 preemptions = 0;      // ticks that preempted a session (an involuntary switch not the scheduler's)
   bool timed_out = false;   // the run passed its time limit: sessions were given back to SCHED_OTHER
+  int priority_end = 0;     // the dispatcher's own SCHED_FIFO priority at its end (0: not SCHED_FIFO)
 };
 
 struct SessionsResult {

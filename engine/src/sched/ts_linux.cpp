@@ -55,6 +55,12 @@ char proc_state(int tid) {
   return paren && paren[1] == ' ' ? paren[2] : '?';
 }
 
+// This thread's SCHED_FIFO priority as the kernel has it (0: another policy).
+int own_fifo_priority() {
+  sched_param p{};
+  return ::sched_getscheduler(0) == SCHED_FIFO && ::sched_getparam(0, &p) == 0 ? p.sched_priority : 0;
+}
+
 class Mechanism {
  public:
   Mechanism(std::span<TsSessionThread> sessions, TsDispatcherStats& stats) : sessions_(sessions), stats_(stats) {}
@@ -118,10 +124,11 @@ TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const T
     for (u32 t = 0; t < n; ++t) {
       if (!live[t]) continue;
       const i64 cpu = sessions[t].finished.load(std::memory_order_acquire) ? -1 : cpu_ns(clocks[t]);
-      if (cpu < 0) {  // done (or gone)
+      if (cpu < 0) {  // done (or gone): never touched again, so it may exit
         core.finish(t);
         live[t] = false;
         --remaining;
+        ts_release(sessions[t]);
         continue;
       }
       ran[t] = cpu > last_cpu[t];
@@ -149,6 +156,8 @@ TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const T
       break;
     }
   }
+  for (auto& s : sessions) ts_release(s);  // at the limit: those still working exit when done
+  stats.priority_end = own_fifo_priority();
   stats.updates = core.updates();
   for (u32 t = 0; t < n; ++t)
     stats.threads[t] = {core.thread(t).expiries, core.thread(t).boosts, core.thread(t).level};

@@ -23,7 +23,20 @@
 //     counts those ticks (preemptions) so switch rates can leave them out;
 //   - past `limit_ns` the dispatcher gives every session back to SCHED_OTHER
 //     (the run is marked timed out): real-time sessions cannot hold the
-//     machine longer than that.
+//     machine longer than that;
+//   - a session leaves the class only when the dispatcher lets it go: after
+//     its last work it says it is done (ts_session_done) and waits, blocked,
+//     until the dispatcher has seen that and will never touch it again
+//     (ts_release; every session at the dispatcher's end). Solaris does the
+//     same under the thread lock: ts_exitclass takes the thread off the class
+//     list that ts_update walks, and ts_tick runs under that lock, so the clock
+//     never acts on a thread that is gone. Here it is needed because glibc's
+//     pthread_setschedparam reads the thread's kernel id twice, once to check
+//     it and once for sched_setscheduler: a thread that exits in between has
+//     id 0, and sched_setscheduler(0, ...) sets the caller -- the dispatcher
+//     then drops from kTsDispatcherPriority to a session's level and stops
+//     dispatching (shown on this machine by a program that sets threads as
+//     they exit: the caller's own priority changed once in ~100,000 calls).
 // Not emulated here: sleep and wake (ts_slpret). The mechanism sees a thread's
 // CPU clock, not its sleeps (a latch nap of the memory-bound sessions); a
 // Linux thread that wakes rejoins the back of its own level, where Solaris
@@ -49,8 +62,23 @@ struct TsSessionThread {
   pthread_t thread{};
   std::atomic<int> tid{0};          // the thread's kernel id, set by the thread itself (for /proc)
   std::atomic<bool> finished{false};  // set by the thread when its work is done
+  std::atomic<bool> released{false};  // set by the dispatcher: it will not touch the thread again
   int cpu = -1;                       // the CPU it is pinned to (-1: free on the run's CPUs)
 };
+
+// The session's last act under the class: say it is done, then wait (blocked,
+// no CPU) until the dispatcher releases it, so that its thread outlives every
+// call the dispatcher makes on it.
+inline void ts_session_done(TsSessionThread& s) {
+  s.finished.store(true, std::memory_order_release);
+  while (!s.released.load(std::memory_order_acquire)) s.released.wait(false, std::memory_order_acquire);
+}
+
+// The dispatcher's (or, where none runs, the driver's) word that it is done with the thread.
+inline void ts_release(TsSessionThread& s) {
+  s.released.store(true, std::memory_order_release);
+  s.released.notify_all();
+}
 
 struct TsThreadCounters {
   u64 expiries = 0;
@@ -71,12 +99,16 @@ struct TsDispatcherStats {
   // (Solaris's clock is an interrupt, not a switch), so switch rates leave these out.
   u64 preemptions = 0;
   bool timed_out = false;
+  // The dispatcher's own SCHED_FIFO priority when it returned (0: not SCHED_FIFO): kTsDispatcherPriority
+  // unless something lowered it while it ran (what the release handshake above rules out for its own calls).
+  int priority_end = 0;
   std::vector<TsThreadCounters> threads;
 };
 
 // The dispatcher's body: run on a SCHED_FIFO thread at kTsDispatcherPriority
 // once every session thread exists; returns when all have finished (or at the
-// limit). Each session starts at level kTsEntryLevel.
+// limit), having released every session (ts_release). Each session starts at
+// level kTsEntryLevel.
 TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const TsTimes& times, i64 limit_ns);
 
 }  // namespace dbrepro::sched

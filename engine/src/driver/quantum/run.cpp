@@ -213,7 +213,7 @@ void* os_session_main(void* arg) {
   auto& s = *static_cast<OsSession<Table>*>(arg);
   if (s.ts) s.ts->tid.store(static_cast<int>(::gettid()), std::memory_order_release);
   s.start->wait();
-  if (s.abort->load()) {
+  if (s.abort->load()) {  // no dispatcher runs (the driver released every session)
     if (s.ts) s.ts->finished.store(true, std::memory_order_release);
     return nullptr;
   }
@@ -235,7 +235,7 @@ void* os_session_main(void* arg) {
   s.stats->cpu_seconds = thread_cpu_seconds() - cpu_before;
   s.stats->voluntary_switches = after.voluntary - before.voluntary;
   s.stats->involuntary_switches = after.involuntary - before.involuntary;
-  if (s.ts) s.ts->finished.store(true, std::memory_order_release);
+  if (s.ts) ts_session_done(*s.ts);  // waits until the dispatcher lets the thread go (sched/ts_linux.hpp)
   return nullptr;
 }
 
@@ -303,8 +303,8 @@ void* ts_dispatcher_main(void* arg) {
 }
 
 void record_dispatcher(SessionsResult& result, const TsDispatcherStats& stats, const TsTimes& times) {
-  result.dispatcher = {stats.cpu_seconds,   stats.wall_seconds, stats.ticks,    stats.late_ticks,
-                       stats.updates,       stats.priority_sets, stats.preemptions, stats.timed_out};
+  result.dispatcher = {stats.cpu_seconds, stats.wall_seconds,  stats.ticks,       stats.late_ticks, stats.updates,
+                       stats.priority_sets, stats.preemptions, stats.timed_out, stats.priority_end};
   for (size_t i = 0; i < result.sessions.size() && i < stats.threads.size(); ++i) {
     SessionStats& s = result.sessions[i];
     s.ts_expiries = stats.threads[i].expiries;
