@@ -38,11 +38,19 @@ def judging(study):
             "judged_by": " or ".join(enough)}
 
 
+def claims_inputs(wildcards):
+    """The study's registered inputs (a timed grid's records over the repeats the checkpoints
+    decided: workflows/sequential.smk), its criteria, and the last look's record where it took looks."""
+    study = wildcards.study
+    return {**{name: resolved(value) for name, value in CLAIMS[study]["input"].items()},
+            "criteria": claims_criteria(study), "foreign_load": claims_criteria("foreign_load"),
+            **sequential_final_inputs(study)}
+
+
 rule claims:
     """A study's findings against the original's, each with its criterion (claims.md says which)."""
     input:
-        unpack(lambda wildcards: {**CLAIMS[wildcards.study]["input"], "criteria": claims_criteria(wildcards.study),
-                                  "foreign_load": claims_criteria("foreign_load")}),
+        unpack(claims_inputs),
     output:
         csv=f"{RESULTS}/tables/{{study}}/claims.csv",
         md=f"{RESULTS}/tables/{{study}}/claims.md",
@@ -63,7 +71,7 @@ rule claims:
         f"{RESULTS}/logs/{{study}}/claims.log",
     params:
         settings=lambda wildcards: CLAIMS[wildcards.study]["settings"],
-        judging=lambda wildcards: judging(wildcards.study),
+        judging=lambda wildcards: {**judging(wildcards.study), **sequential_judging(wildcards.study)},
     wildcard_constraints:
         study="|".join(CLAIMS),
     localrule: True
