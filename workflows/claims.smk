@@ -39,18 +39,25 @@ def judging(study):
 
 
 def claims_inputs(wildcards):
-    """The study's registered inputs (a timed grid's records over the repeats the checkpoints
-    decided: workflows/sequential.smk), its criteria, and the last look's record where it took looks."""
+    """The study's registered inputs but its timed grids' records, its criteria, and where it took
+    them, the makeups' and the last look's records (workflows/sequential.smk)."""
     study = wildcards.study
-    return {**{name: resolved(value) for name, value in CLAIMS[study]["input"].items()},
+    return {**{name: value for name, value in CLAIMS[study]["input"].items() if not isinstance(value, GridRuns)},
             "criteria": claims_criteria(study), "foreign_load": claims_criteria("foreign_load"),
             **sequential_final_inputs(study)}
+
+
+def claims_grid_inputs(wildcards):
+    """Its timed grids' records over the repeats the checkpoints decided: apart, so that the other
+    inputs are known (and made) before the checkpoints have run."""
+    return {name: value() for name, value in CLAIMS[wildcards.study]["input"].items() if isinstance(value, GridRuns)}
 
 
 rule claims:
     """A study's findings against the original's, each with its criterion (claims.md says which)."""
     input:
         unpack(claims_inputs),
+        unpack(claims_grid_inputs),
     output:
         csv=f"{RESULTS}/tables/{{study}}/claims.csv",
         md=f"{RESULTS}/tables/{{study}}/claims.md",

@@ -80,13 +80,6 @@ def register_look(study, **inputs):
     SEQUENTIAL_LOOK_INPUTS[study] = inputs
 
 
-def resolved(value, stage=None):
-    """An input as a look (stage) or the final rule (None) reads it."""
-    if isinstance(value, GridRuns):
-        return value() if stage is None else value.at(stage)
-    return value
-
-
 def makeups_of(study, grid):
     """The makeup checkpoint's record of a grid ({} where the profile makes none up)."""
     if not SEQ.max_makeups:
@@ -164,7 +157,7 @@ checkpoint sequential_makeups:
 
 def _look_inputs(wildcards):
     study, look = wildcards.study, int(wildcards.look)
-    found = {name: resolved(value, look - 1) for name, value in SEQUENTIAL_LOOK_INPUTS[study].items()}
+    found = {name: value for name, value in SEQUENTIAL_LOOK_INPUTS[study].items() if not isinstance(value, GridRuns)}
     found["criteria"] = claims_criteria(study)
     found["sequential"] = SEQ_CRITERIA
     found.update(makeup_paths(study))
@@ -193,6 +186,9 @@ checkpoint sequential_look:
     grids get more repeats before the next look."""
     input:
         unpack(_look_inputs),
+        # the grids' records apart: they wait on the makeups (and earlier looks)
+        unpack(lambda wildcards: {name: value.at(int(wildcards.look) - 1) for name, value
+                                  in SEQUENTIAL_LOOK_INPUTS[wildcards.study].items() if isinstance(value, GridRuns)}),
     output:
         f"{RESULTS}/tmp/{{study}}/looks/look{{look}}.json",
     log:
