@@ -187,3 +187,19 @@ def test_a_grids_time_per_repeat_comes_from_its_records(tmp_path):
         paths[rep] = [str(path)]
     assert seq.seconds_per_repeat(paths) == 30
     assert seq.seconds_per_repeat({1: paths[1]}) is None
+
+
+def test_a_look_after_one_that_added_nothing_judges_nothing_again(tmp_path):
+    """Full takes two extra looks: where look 1 extended no grid, the second look's checkpoint has
+    the same repeats to read, so it keeps look 1's record (and its number) without judging again."""
+    import sequential_look
+
+    previous = {"look": 1, "looks": 3, "decided": {"f": {"look": 1}}, "open": [], "extend": {},
+                "extended_total": {"runs": 0}, "skipped": {}, "spent_seconds": 0.0}
+    (tmp_path / "look1.json").write_text(json.dumps(previous))
+    plan = seq.Plan("full", extra_looks=2, repeats_per_look=5, max_makeups=3, max_extra_seconds=3600)
+    record = sequential_look.look("no_such_study", 2, SimpleNamespace(previous=str(tmp_path / "look1.json")),
+                                  str(tmp_path / "look2.json"), {"plan": vars(plan)}, {})
+    assert record["look"] == 1 and record["same_as_look"] == 1 and record["extend"] == {}
+    assert record["decided"] == previous["decided"]
+    assert json.loads((tmp_path / "look2.json").read_text()) == record
