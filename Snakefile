@@ -33,6 +33,8 @@ validate_config(config, os.path.join(workflow.basedir, "config", "schema", "conf
 # Shared helpers first, then one file per study; each adds its final outputs
 # to STUDY_TARGETS.
 include: "workflows/common.smk"
+# Timed grids that may run more repeats than planned (makeups, sequential looks).
+include: "workflows/sequential.smk"
 include: "workflows/report.smk"
 include: "workflows/tpcc.smk"
 include: "workflows/looking_glass.smk"

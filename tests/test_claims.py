@@ -19,7 +19,7 @@ SCRIPTS = REPO / "workflows" / "scripts"
 STUDIES = ["looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"]
 COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
            "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
-           "within_ci_low", "within_ci_high", "between_run_sd"]
+           "within_ci_low", "within_ci_high", "between_run_sd", "looks", "alpha_per_look"]
 SPREAD = 0.05  # 5% run-to-run spread (lognormal sigma), what timed runs show on a quiet machine
 
 
@@ -380,7 +380,7 @@ def test_an_interval_is_widened_by_the_spread_between_runs(cc):
     digest = cc.criterion_digest(c.text_of_criterion())
     criteria.between_runs = {"nopm_speedup": {"tau": 0.5, "runs": 6, "criterion_sha": digest, "source": "x.csv"}}
     [wide] = cc.widen_for_reruns([cc.ClaimResult(c, "x", outcome)], criteria)
-    half = math.sqrt(0.4 ** 2 + (1.959964 * 0.5) ** 2)
+    half = math.sqrt(0.4 ** 2 + (cc.z_of(0.95) * 0.5) ** 2)  # 1.96: the 95% quantile
     assert math.isclose(wide.outcome.ci_low, 5.0 - half) and math.isclose(wide.outcome.ci_high, 5.0 + half)
     assert wide.outcome.within_low == 4.6 and wide.outcome.between_sd == 0.5
     assert wide.outcome.reproduced == cc.judge_interval(5.0 - half, 5.0 + half, c.band) or \

@@ -38,11 +38,26 @@ def judging(study):
             "judged_by": " or ".join(enough)}
 
 
+def claims_inputs(wildcards):
+    """The study's registered inputs but its timed grids' records, its criteria, and where it took
+    them, the makeups' and the last look's records (workflows/sequential.smk)."""
+    study = wildcards.study
+    return {**{name: value for name, value in CLAIMS[study]["input"].items() if not isinstance(value, GridRuns)},
+            "criteria": claims_criteria(study), "foreign_load": claims_criteria("foreign_load"),
+            **sequential_final_inputs(study)}
+
+
+def claims_grid_inputs(wildcards):
+    """Its timed grids' records over the repeats the checkpoints decided: apart, so that the other
+    inputs are known (and made) before the checkpoints have run."""
+    return {name: value() for name, value in CLAIMS[wildcards.study]["input"].items() if isinstance(value, GridRuns)}
+
+
 rule claims:
     """A study's findings against the original's, each with its criterion (claims.md says which)."""
     input:
-        unpack(lambda wildcards: {**CLAIMS[wildcards.study]["input"], "criteria": claims_criteria(wildcards.study),
-                                  "foreign_load": claims_criteria("foreign_load")}),
+        unpack(claims_inputs),
+        unpack(claims_grid_inputs),
     output:
         csv=f"{RESULTS}/tables/{{study}}/claims.csv",
         md=f"{RESULTS}/tables/{{study}}/claims.md",
@@ -63,7 +78,7 @@ rule claims:
         f"{RESULTS}/logs/{{study}}/claims.log",
     params:
         settings=lambda wildcards: CLAIMS[wildcards.study]["settings"],
-        judging=lambda wildcards: judging(wildcards.study),
+        judging=lambda wildcards: {**judging(wildcards.study), **sequential_judging(wildcards.study)},
     wildcard_constraints:
         study="|".join(CLAIMS),
     localrule: True

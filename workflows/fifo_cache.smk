@@ -54,7 +54,8 @@ def fc_runs(rep):
     return paths
 
 
-FC_RUNS = [path for rep in FC_REPEATS for path in fc_runs(rep)]
+# Its repeats: planned, then makeups and extra looks where the profile plans them (workflows/sequential.smk).
+FC_RUNS = timed_grid(FC_STUDY, "runs", FC_REPEATS, fc_runs)
 FC_AFTER_PREVIOUS_REPEAT = after_previous_repeat_of(FC_STUDY, "-".join(FC_GRID), fc_runs)
 FC_PAPER = repo_file("workflows", "data", "fifo_cache_paper.yaml")
 FC_TRACE = f"{RESULTS}/tmp/{FC_STUDY}/trace_w{{warehouses}}.txt"
@@ -79,7 +80,7 @@ FC_MB_PER_WAREHOUSE = 100.4
 
 # Every cell's settings (settings as data, workflows/common.smk): the profile's run
 # settings, then the cell's (the timed grid's seed is its repeat's).
-for _rep in FC_REPEATS:
+for _rep in sequential_repeats(FC_REPEATS):
     for _policy in FC_GRID["policy"]:
         for _percent in FC_GRID["percent"]:
             for _terminals in FC_GRID["terminals"]:
@@ -280,3 +281,4 @@ rule fifo_cache_hit_curve:
 
 # SoQoL's findings beside ours (rule claims, workflows/claims.smk).
 register_claims(FC_STUDY, runs=FC_RUNS, scale=FC_SCALE_RUNS_ALL_SEEDS, paper=FC_PAPER)
+register_look(FC_STUDY, runs=FC_RUNS, scale=FC_SCALE_RUNS_ALL_SEEDS, paper=FC_PAPER)

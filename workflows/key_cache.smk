@@ -28,8 +28,9 @@ KC_RUN = raw_path(KC_STUDY, "model")
 KC_REPEATS = list(range(1, (KC["repeats"] or config["repeats"]) + 1))
 KC_PAPER = repo_file("workflows", "data", "key_cache_paper.yaml")
 # Each repeat's model settings (settings as data, workflows/common.smk): the profile's (its
-# `repeats` is how many records, not a setting), the table, the repeat's rotation.
-for _rep in KC_REPEATS:
+# `repeats` is how many records, not a setting), the table, the repeat's rotation; for every
+# repeat it may run (makeups: workflows/sequential.smk).
+for _rep in sequential_repeats(KC_REPEATS):
     cell_settings(KC_STUDY, f"model_rep{_rep}", {**profile_settings(KC_STUDY, KC), "table_dir": KC_TABLE_DIR,
                                                  "repeat": _rep})
 
@@ -54,7 +55,10 @@ KCM_DATADIR = f"{KCM_DIR}/datadir"
 KCM_TABLE = f"{KCM_DIR}/table.json"
 KCM_RUN = raw_path(KC_STUDY, "mariadb")
 KCM_REPEATS = list(range(1, (KCM["repeats"] or config["repeats"]) + 1))
-KCM_RUNS = expand(KCM_RUN, rep=KCM_REPEATS) if KCM_ON else []
+# The model's and the real server's grids (workflows/sequential.smk): the model serves only
+# checks, so it gets makeups and no extra look; every finding is the real server's.
+KC_RUNS = timed_grid(KC_STUDY, "model", KC_REPEATS, lambda rep: [KC_RUN.format(rep=rep)], findings=[])
+KCM_RUNS = timed_grid(KC_STUDY, "mariadb", KCM_REPEATS, lambda rep: [KCM_RUN.format(rep=rep)]) if KCM_ON else []
 # The mutex account's run: the same cells once more, performance_schema on, not timed.
 KCM_ACCOUNT = f"{RESULTS}/raw/{KC_STUDY}/account/mariadb.json"
 KCM_ACCOUNTS = [KCM_ACCOUNT] if KCM_ON else []
@@ -168,7 +172,7 @@ rule key_cache_run:
 rule key_cache_throughput_table:
     """Queries/s per segments value, threads and P over the repeats (median, min, max), latency and mutex waits."""
     input:
-        runs=expand(KC_RUN, rep=KC_REPEATS),
+        runs=KC_RUNS,
     output:
         kc_table("throughput"),
     log:
@@ -223,11 +227,12 @@ rule key_cache_cache_sizes_table:
 register_claims(
     KC_STUDY,
     settings={"mariadb_skipped": "" if KCM_ON else (KCM["skip_reason"] or "key_cache.mariadb.enabled is false")},
-    runs=expand(KC_RUN, rep=KC_REPEATS),
+    runs=KC_RUNS,
     mariadb_runs=KCM_RUNS,
     model_vs_real=kc_table("model_vs_real"),
     paper=KC_PAPER,
 )
+register_look(KC_STUDY, runs=KC_RUNS, mariadb_runs=KCM_RUNS, paper=KC_PAPER)
 
 
 rule key_cache_model_vs_real:
@@ -235,7 +240,7 @@ rule key_cache_model_vs_real:
     within it), and where each spends a query's time (mutex acquisitions and waits, the
     real server's data-file reads from performance_schema in its accounting run, server CPU)."""
     input:
-        model=expand(KC_RUN, rep=KC_REPEATS),
+        model=KC_RUNS,
         mariadb=KCM_RUNS,
         account=KCM_ACCOUNTS,
     output:

@@ -48,7 +48,9 @@ def lg_ladder_runs(rep):
     return paths
 
 
-LG_LADDER_RUNS = [path for rep in REPEATS for path in lg_ladder_runs(rep)]
+# Its repeats: the planned ones, and where the profile plans them, makeups and extra looks
+# (workflows/sequential.smk; every timed finding of the study reads the ladder).
+LG_LADDER_RUNS = timed_grid(LG_STUDY, "ladder", REPEATS, lg_ladder_runs)
 LG_AFTER_PREVIOUS_REPEAT = after_previous_repeat_of(LG_STUDY, "ladder", lg_ladder_runs)
 LG_PAPER = repo_file("workflows", "data", "looking_glass_paper.yaml")
 # A flushing log (steps 0-1) writes to a file here: a known disk, not a tmpfs.
@@ -248,6 +250,16 @@ register_claims(
     switches=lg_table("switches"),
     components=lg_table("components"),
     ladder=lg_table("ladder"),
+    runs=LG_LADDER_RUNS,
+    paper=LG_PAPER,
+)
+# What a look at its claims reads (workflows/scripts/sequential_look.py: the ladder table built again).
+register_look(
+    LG_STUDY,
+    instructions=lg_table("instructions"),
+    instructions_seeds=lg_table("instructions_seeds"),
+    switches=lg_table("switches"),
+    components=lg_table("components"),
     runs=LG_LADDER_RUNS,
     paper=LG_PAPER,
 )

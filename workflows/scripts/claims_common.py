@@ -41,7 +41,7 @@ import yaml
 
 CLAIM_COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
                  "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
-                 "within_ci_low", "within_ci_high", "between_run_sd"]
+                 "within_ci_low", "within_ci_high", "between_run_sd", "looks", "alpha_per_look"]
 # "not judged": the profile did not run what the claim needs (fewer repeats planned than the
 # criterion's min_repeats, or a cell only another profile runs). It is no verdict: the headline
 # counts the judged findings apart from these, so a profile's design is not read as a failure.
@@ -311,6 +311,7 @@ class Outcome:
     within_low: float = math.nan  # widened for reruns (widen_for_reruns): the repeats' own interval
     within_high: float = math.nan
     between_sd: float = math.nan  # the between-run spread (tau) it was widened by
+    look: int | None = None  # timed: the look its verdict comes from (sequential.yaml; 1 without extra looks)
 
 
 def evaluate_count(value: float, band: dict) -> Outcome:
@@ -419,7 +420,8 @@ def align(samples: Sequence) -> Samples:
 
 def bootstrap_interval(samples: Sequence[np.ndarray], statistic: Callable, seed: int = SEED,
                        paired: bool = False) -> tuple[float, float]:
-    """95% percentile bootstrap interval of statistic(*samples). Paired: the repeats are
+    """Percentile bootstrap interval of statistic(*samples) at the run's level (95%, or
+    1 - 0.05/L where the profile takes L looks: JUDGING.confidence). Paired: the repeats are
     resampled together (the same repeats drawn for every sample), so what one repeat shares
     across its arms (the machine's load at the time) cancels; else each sample on its own."""
     from scipy.stats import bootstrap
@@ -429,7 +431,7 @@ def bootstrap_interval(samples: Sequence[np.ndarray], statistic: Callable, seed:
     # SciPy >= 1.15 takes a Generator as `rng`; older ones a seed as `random_state`.
     seeded = ({"rng": np.random.default_rng(seed)} if "rng" in inspect.signature(bootstrap).parameters
               else {"random_state": seed})
-    result = bootstrap(tuple(samples), statistic, n_resamples=RESAMPLES, confidence_level=CONFIDENCE,
+    result = bootstrap(tuple(samples), statistic, n_resamples=RESAMPLES, confidence_level=JUDGING.confidence,
                        method="percentile", vectorized=True, paired=paired and len(samples) > 1, **seeded)
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
@@ -440,7 +442,7 @@ def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_r
     arrays = align(samples)
     repeats = min((len(a) for a in arrays), default=0)
     value = float(statistic(*arrays, axis=-1)) if repeats else math.nan
-    common = {"repeats": repeats, "pairing": arrays.pairing, "cells_dropped": arrays.dropped}
+    common = {"repeats": repeats, "pairing": arrays.pairing, "cells_dropped": arrays.dropped, "look": JUDGING.look}
     if JUDGING.planned_repeats is not None and JUDGING.planned_repeats < min_repeats:
         return not_judged(f"this profile ({JUDGING.profile}) plans {JUDGING.planned_repeats} repeat(s); the "
                           f"criterion needs {min_repeats}", JUDGING.judged_by, value=value, **common)
@@ -454,8 +456,8 @@ def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_r
     verdict = judge_interval(low, high, band)
     reason = {
         "yes": "",
-        "no": f"the 95% CI [{low:.4g}, {high:.4g}] lies outside {band_text(band)}",
-        "inconclusive": f"the 95% CI [{low:.4g}, {high:.4g}] straddles {band_text(band)}",
+        "no": f"the {level_text()} CI [{low:.4g}, {high:.4g}] lies outside {band_text(band)}",
+        "inconclusive": f"the {level_text()} CI [{low:.4g}, {high:.4g}] straddles {band_text(band)}",
     }[verdict]
     return Outcome(verdict, value, low, high, reason=reason, **common)
 
@@ -501,6 +503,7 @@ def inconclusive(reason: str, repeats: int | None = None, value: float = math.na
 def not_judged(reason: str, judged_by: str = "", value: float = math.nan, **fields) -> Outcome:
     """The profile did not run what the claim needs (`reason`); `judged_by` names the profile(s) that do."""
     where = f"; judged by the {judged_by} profile" if judged_by else ""
+    fields.pop("look", None)  # no verdict, so no look
     return Outcome(NOT_JUDGED, value, reason=f"not judged here: {reason}{where}", **fields)
 
 
@@ -513,9 +516,37 @@ class Judging:
     profile: str = ""
     planned_repeats: int | None = None
     judged_by: str = ""
+    # Sequential looks (workflows/claims/sequential.yaml): every look's interval at `confidence`
+    # (1 - alpha_per_look, the overall 5% split evenly over the profile's `looks`); this is look
+    # `look`. `decided`: findings decided at an earlier look ({id: that look's outcome}), kept.
+    confidence: float = CONFIDENCE
+    look: int = 1
+    looks: int = 1
+    decided: dict = field(default_factory=dict)
+    # Repeats made up for cells still disturbed after their reruns: {grid: {"disturbed_repeats",
+    # "makeups"}} (claims.md's foreign-load line counts them).
+    makeups: dict = field(default_factory=dict)
+    outcomes_out: str = ""  # where write_claims also writes every row's outcome (a look's record)
+
+    @property
+    def alpha_per_look(self) -> float:
+        return 1.0 - self.confidence
 
 
 JUDGING = Judging()
+
+
+def level_text(confidence: float | None = None) -> str:
+    """'95%', or a look's level ('97.5%')."""
+    level = 100 * (JUDGING.confidence if confidence is None else confidence)
+    return f"{level:.4g}%"
+
+
+def z_of(confidence: float) -> float:
+    """The two-sided normal quantile of a confidence level (1.96 at 95%)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
 
 
 def configure_judging(params) -> None:
@@ -525,6 +556,18 @@ def configure_judging(params) -> None:
     planned = found.get("planned_repeats")
     JUDGING.planned_repeats = None if planned is None else int(planned)
     JUDGING.judged_by = str(found.get("judged_by", ""))
+    JUDGING.confidence = float(found.get("confidence", CONFIDENCE))
+    if not 0 < JUDGING.confidence < 1:
+        raise ValueError(f"judging: confidence {JUDGING.confidence!r} outside (0, 1)")
+    JUDGING.look, JUDGING.looks = int(found.get("look", 1)), int(found.get("looks", 1))
+    JUDGING.makeups = dict(found.get("makeups") or {})
+    JUDGING.outcomes_out = str(found.get("outcomes_out", ""))
+    JUDGING.decided = {}
+    previous = found.get("previous_look")  # the last look's record (workflows/scripts/sequential.py)
+    if previous:
+        import json
+
+        JUDGING.decided = dict(json.loads(Path(previous).read_text(encoding="utf-8")).get("decided") or {})
 
 
 def combine_counts(outcomes: Sequence[Outcome], criterion: Criterion, value: float = math.nan) -> Outcome:
@@ -599,6 +642,8 @@ class ClaimResult:
             "reason": self.explanation(),
             **dict(zip(("within_ci_low", "within_ci_high"), _rounded(o.value, o.within_low, o.within_high)[1:])),
             "between_run_sd": _number(o.between_sd),
+            "looks": "" if o.look is None else int(o.look),
+            "alpha_per_look": "" if o.look is None else _number(JUDGING.alpha_per_look),
         }
 
     def explanation(self) -> str:
@@ -807,11 +852,12 @@ def _effect_text(row: dict) -> str:
 
 
 def _table(results: Sequence[ClaimResult], study: str) -> list[str]:
-    shown = ["claim", "setting", "ours", "theirs", "reproduced", "effect [95% CI]", "repeats"]
+    ci = f"effect [{level_text()} CI]"
+    shown = ["claim", "setting", "ours", "theirs", "reproduced", ci, "repeats"]
     lines = ["| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
     for result in results:
         row = result.row(study)
-        row["effect [95% CI]"] = _effect_text(row)
+        row[ci] = _effect_text(row)
         lines.append("| " + " | ".join(_cell(row[c]) for c in shown) + " |")
     return lines
 
@@ -842,7 +888,42 @@ def load_account(*frames) -> str:
     persistent = (f" ({once} of them measured once: the cells before them were still disturbed after their "
                   f"reruns, so the load was taken as persistent)" if once else "")
     return (f"Foreign load (workflows/claims/foreign_load.yaml): {cells} timed cells, {reruns} rerun(s) for "
-            f"foreign CPU above the limit, {dropped} still disturbed and left out of every interval{persistent}.")
+            f"foreign CPU above the limit, {dropped} still disturbed and left out of every interval{persistent}."
+            + makeup_account())
+
+
+def looks_text(results: Sequence[ClaimResult]) -> str:
+    """claims.md's line on the sequential looks: how many, at which level, and where each timed
+    finding's verdict comes from (the `looks` column)."""
+    timed = [r for r in results if r.role == "finding" and r.criterion.timed and r.outcome.look is not None]
+    by_look = {}
+    for result in timed:
+        by_look.setdefault(int(result.outcome.look), []).append(result.claim_id)
+    where = "; ".join(f"look {look}: {len(ids)}" for look, ids in sorted(by_look.items())) or "none judged"
+    return (f"Sequential looks (`workflows/claims/sequential.yaml`): this is look {JUDGING.look} of at most "
+            f"{JUDGING.looks}; every look's interval is a {level_text()} one (alpha {JUDGING.alpha_per_look:.4g} per "
+            f"look, the 5% split evenly: Bonferroni), and a finding decided at a look keeps that verdict. Timed "
+            f"findings by the look their verdict comes from: {where}.")
+
+
+def makeup_account(makeups: dict | None = None) -> str:
+    """' r repeat(s) with a disturbed cell made up ...' from the run's makeups (JUDGING.makeups:
+    {grid: {"disturbed_repeats": [...], "makeups": m}}); empty where the profile makes none up."""
+    makeups = JUDGING.makeups if makeups is None else makeups
+    if not makeups:
+        return ""
+    parts, made, short = [], 0, 0
+    for grid, found in sorted(makeups.items()):
+        disturbed, count = list(found.get("disturbed_repeats") or []), int(found.get("makeups") or 0)
+        made, short = made + count, short + max(0, len(disturbed) - count)
+        if disturbed:
+            parts.append(f"{grid}: repeat(s) {', '.join(map(str, disturbed))} disturbed, {count} made up")
+    if not parts:
+        return " No repeat needed a makeup (workflows/claims/sequential.yaml)."
+    beyond = f"; {short} beyond the profile's max_makeups stay short" if short else ""
+    return (f" Made up: {made} repeat(s) with a disturbed cell ran again as new repeats of their grid after the "
+            f"planned ones, the disturbed attempts kept in their records ({'; '.join(parts)}{beyond}; "
+            "workflows/claims/sequential.yaml).")
 
 
 def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble: str = "") -> str:
@@ -852,6 +933,8 @@ def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble
         lines += [preamble, ""]
     lines += [f"{headline(results)}. Criteria: `workflows/claims/{criteria.study}.yaml` (their history: "
               f"`workflows/claims/HISTORY.md`); the original's numbers: `{criteria.paper_values}`.", ""]
+    if JUDGING.looks > 1:
+        lines += [looks_text(results), ""]
     for role, title in (("finding", "Findings of the original"), ("check", "Our checks (hypotheses, mechanisms, "
                                                                             "design; not in the headline)")):
         lines += [f"## {title}", ""] + _table([r for r in results if r.role == role], criteria.study) + [""]
@@ -872,9 +955,6 @@ def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble
     if notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in notes]
     return "\n".join(lines) + "\n"
-
-
-Z95 = 1.959964  # the two-sided 95% normal quantile
 
 
 def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list[ClaimResult]:
@@ -898,7 +978,7 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list
             out.append(replace(result, outcome=o))
             continue
         tau = float(estimate["tau"])
-        extra = (Z95 * tau) ** 2
+        extra = (z_of(JUDGING.confidence) * tau) ** 2
         low = o.value - math.sqrt((o.value - o.ci_low) ** 2 + extra)
         high = o.value + math.sqrt((o.ci_high - o.value) ** 2 + extra)
         widened = judge_interval(low, high, c.band)
@@ -907,7 +987,7 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list
                 f"spread tau {tau:.4g} ({estimate['runs']} runs, {estimate.get('source', BETWEEN_RUNS_FILE)})")
         reason = o.reason
         if verdict != o.reproduced:
-            reason = (f"the 95% interval widened for reruns [{low:.4g}, {high:.4g}] straddles {band_text(c.band)} "
+            reason = (f"the {level_text()} interval widened for reruns [{low:.4g}, {high:.4g}] straddles {band_text(c.band)} "
                       f"(within the run alone: {o.reproduced})")
         elif verdict != "yes":
             reason = reason.replace(f"[{o.ci_low:.4g}, {o.ci_high:.4g}]", f"[{low:.4g}, {high:.4g}]")
@@ -915,6 +995,52 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list
                     within_low=o.ci_low, within_high=o.ci_high, between_sd=tau, pairing=f"{o.pairing}; {note}")
         out.append(replace(result, outcome=o))
     return out
+
+
+def keep_decided(results: Sequence[ClaimResult]) -> list[ClaimResult]:
+    """A timed finding decided (yes or no) at an earlier look keeps that look's outcome
+    (JUDGING.decided): the repeats added later for other findings of its grid do not reopen it.
+    Every look's interval is at the same split level, so the earlier verdict is as covered as a
+    later one would be (docs/verdicts.md)."""
+    out = []
+    for result in results:
+        stored = JUDGING.decided.get(result.claim_id)
+        if stored is None or result.role != "finding" or not result.criterion.timed:
+            out.append(result)
+            continue
+        fields = {name: stored["outcome"][name] for name in Outcome.__dataclass_fields__ if name in stored["outcome"]}
+        fields["seeds"] = tuple(fields.get("seeds") or ())
+        for name in ("value", "ci_low", "ci_high", "within_low", "within_high", "between_sd"):
+            fields[name] = math.nan if fields.get(name) is None else float(fields[name])
+        kept = Outcome(**fields)
+        now = result.outcome
+        note = (f"decided at look {kept.look} of at most {JUDGING.looks} ({kept.repeats} repeats); kept, as the "
+                f"stopping rule has it (look {JUDGING.look} with {now.repeats} repeats read {now.reproduced})")
+        out.append(replace(result, ours=stored.get("ours", result.ours),
+                           outcome=replace(kept, pairing=f"{kept.pairing}; {note}")))
+    return out
+
+
+def outcome_record(outcome: Outcome) -> dict:
+    """An outcome as JSON (NaN as null), what a look's record keeps of a decided finding."""
+    import dataclasses
+
+    record = dataclasses.asdict(outcome)
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else (list(v) if isinstance(v, tuple) else v))
+            for k, v in record.items()}
+
+
+def write_outcomes(results: Sequence[ClaimResult], path) -> None:
+    """Every row's outcome with its role and kind ({row id: ...}), for the look that reads it."""
+    import json
+
+    rows = {}
+    for result in results:
+        row_id = f"{result.claim_id}@{result.variant}" if result.variant and result.role == "check" else result.claim_id
+        rows[row_id] = {"role": result.role, "timed": result.criterion.timed, "band": result.criterion.band,
+                        "ours": result.ours, "outcome": outcome_record(result.outcome)}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def precision_note(outcome: Outcome, band: dict) -> str:
@@ -944,7 +1070,9 @@ def write_claims(results: Sequence[ClaimResult], criteria: Criteria, csv_path, m
     if twice:
         raise ValueError(f"findings judged more than once (one row each, cells combined by the criterion): {twice}")
     results = [r for r in results if r.role == "finding"] + [r for r in results if r.role == "check"]
-    results = widen_for_reruns(results, criteria)
+    results = keep_decided(widen_for_reruns(results, criteria))
+    if JUDGING.outcomes_out:
+        write_outcomes(results, JUDGING.outcomes_out)
     table = claims_frame(results, criteria.study)
     csv_path = Path(csv_path)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
@@ -966,7 +1094,7 @@ def number(value: float, digits: int = 1, suffix: str = "") -> str:
 
 
 def interval(outcome: Outcome, digits: int = 1, suffix: str = "") -> str:
-    """' (95% CI a..b)' when there is one."""
+    """' (95% CI a..b)' when there is one (a look's level where the profile takes several)."""
     if math.isnan(outcome.ci_low):
         return ""
-    return f" (95% CI {outcome.ci_low:,.{digits}f}..{outcome.ci_high:,.{digits}f}{suffix})"
+    return f" ({level_text()} CI {outcome.ci_low:,.{digits}f}..{outcome.ci_high:,.{digits}f}{suffix})"

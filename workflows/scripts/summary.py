@@ -255,7 +255,9 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         "refutation of the original); our own hypotheses and mechanism checks are beside it, never added in. "
         "`yes`: the paired 95% confidence interval over the repeats (timed) or the exact count lies inside the "
         "criterion; `no`: outside; `inconclusive`: the interval straddles it, or there were fewer repeats than "
-        "the criterion needs.",
+        "the criterion needs. Where the profile takes extra looks at findings still open "
+        "(`workflows/claims/sequential.yaml`), every look's interval is a 100 (1 - alpha_per_look)% one, the 5% "
+        "split over the looks, and each claims.csv row says its look (`looks`, `alpha_per_look`).",
         "",
         f"When the criteria were written: the first claims were computed at {FIRST_RESULTS[0]} "
         f"({FIRST_RESULTS[1]}) with thresholds in the scripts; the criteria files were first written at "
