@@ -3,9 +3,14 @@ between repeats; the partner is the run's own load; the ladder's claims form
 their ratios within a duet. Seconds each, no timing asserted."""
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -143,12 +148,65 @@ def test_a_failed_arm_fails_the_duet_naming_it(tmp_path):
     arms = fake_arms(tmp_path, codes=(0, 2))
     with pytest.raises(duet.DuetError, match="cell_b: exit status 2"):
         duet.run(arms, 1, echo=lambda text: None)
+    # A failed duet keeps neither record (cell_a's has no pair): the job runs again whole.
+    assert not (tmp_path / "a.json").exists() and not (tmp_path / "b.json").exists()
     # A crash (Python's exit status 1) writes no record: not a consistency failure.
     (tmp_path / "b.json").write_text("{}")  # a stale record from before must not pass for it
     crashing = fake_arms(tmp_path, codes=(0, 0))
     crashing[1] = duet.Arm("cell_b", [sys.executable, "-c", "raise SystemExit(1)"], tmp_path / "b.json")
     with pytest.raises(duet.DuetError, match="cell_b: exit status 1, no record written"):
         duet.run(crashing, 1, echo=lambda text: None)
+
+
+def _live_children(pid: int) -> list[int]:
+    """The live (not zombie) processes whose parent is `pid`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"])
+def test_a_stopped_duet_leaves_no_arm_running_and_no_record(tmp_path, signum):
+    # The runner alone is signalled (a batch system's or a workflow's stop of the job's
+    # process): its arms must not run on and write records after the job has ended.
+    settings = tmp_path / "long.json"
+    settings.write_text(json.dumps({"warehouses": 1, "transactions": 0, "seconds": 120}))
+    outs = [tmp_path / "a.json", tmp_path / "b.json"]
+    runner = subprocess.Popen([sys.executable, "-m", "dbrepro", "duet", "tpcc", "--repeat", "1", "--settings",
+                               str(settings), str(settings), "--out", *map(str, outs)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while len(arms := _live_children(runner.pid)) < 2:  # the event: both arms started
+            assert runner.poll() is None, runner.communicate()
+            assert time.monotonic() < deadline, "the arms did not start"
+            time.sleep(0.02)
+        runner.send_signal(signum)
+        _, stderr = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in arms):  # SIGKILL too: each arm ends with its runner
+        assert time.monotonic() < deadline, f"arms {arms} outlived their runner"
+        time.sleep(0.02)
+    assert runner.returncode == (-signal.SIGKILL if signum == signal.SIGKILL else 128 + signum), stderr
+    assert not any(out.exists() for out in outs)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_the_command_line_names_each_cell_by_its_settings_file(tmp_path):

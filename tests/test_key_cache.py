@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from dbrepro import key_cache, read_record
-from workflow_helpers import check_claims_table, job_count, profile, snakemake
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, target_dry_run
 
 PROFILES = ["smoke", "quick", "full"]
 TABLES = ["throughput", "relative", "mutex_waits", "cache_sizes", "claims", "model_vs_real", "mutex_account"]
@@ -292,7 +292,7 @@ def key_cache_fields():
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
-    done = dry_run("key_cache", "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
+    done = target_dry_run(dry_run, repo, "key_cache", name)
     output = done.output
     assert done.returncode == 0, output
     assert "error" not in output.lower() and "warn" not in output.lower(), output
@@ -324,7 +324,7 @@ def test_the_articles_p_and_cache_sizes_are_run_with_the_whole_index(repo, name)
 
 
 def test_timed_runs_are_interleaved_and_alone(dry_run, repo):
-    done = dry_run("key_cache", "-n", "--cores", "2", "--configfile", str(profile(repo, "quick")))
+    done = target_dry_run(dry_run, repo, "key_cache", "quick")
     output = done.output
     blocks = re.findall(r"rule key_cache_run:\n((?:    .*\n)+)", output)
     assert blocks

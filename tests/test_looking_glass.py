@@ -15,7 +15,7 @@ import yaml
 
 from dbrepro import looking_glass, read_record
 from dbrepro.result import RunResult
-from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for, whole_dry_run
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, target_dry_run, waits_for, whole_dry_run
 
 PROFILES = ["smoke", "quick", "full"]
 STEPS = list(range(12))
@@ -96,11 +96,9 @@ def test_help_lists_the_instructions_command(python):
 
 
 @pytest.mark.parametrize("name", PROFILES)
-def test_dry_run_of_the_study_is_clean(python, repo, tmp_path, name):
-    # The target first: --configfile takes every word after it.
-    done = snakemake(python, repo, tmp_path, "looking_glass", "-n", "--cores", "2",
-                     "--configfile", str(profile(repo, name)))
-    output = done.stdout + done.stderr
+def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
+    done = target_dry_run(dry_run, repo, "looking_glass", name)
+    output = done.output
     assert done.returncode == 0, output
     assert "error" not in output.lower() and "warn" not in output.lower(), output
     config = yaml.safe_load(profile(repo, name).read_text())

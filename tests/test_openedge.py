@@ -10,7 +10,7 @@ import yaml
 
 from dbrepro import openedge, read_record
 from dbrepro.tpcc import ConfigError
-from workflow_helpers import check_claims_table, job_count, profile, snakemake
+from workflow_helpers import check_claims_table, job_count, profile, snakemake, target_dry_run
 
 PROFILES = ("smoke", "quick", "full")
 TABLES = ("runs", "ladder", "users", "traffic", "scan", "latency", "claims")
@@ -126,7 +126,7 @@ def test_cli_errors_are_one_line_and_exit_2(python, tmp_path, args, option):
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
-    done = dry_run("openedge", "-n", "--cores", "2", "--configfile", str(profile(repo, name)))
+    done = target_dry_run(dry_run, repo, "openedge", name)
     output = done.output
     assert done.returncode == 0, output
     assert "error" not in output.lower() and "warn" not in output.lower(), output
@@ -140,7 +140,7 @@ def test_dry_run_of_the_study_is_clean(dry_run, repo, name):
 
 
 def test_timed_runs_are_ordered_and_alone(dry_run, repo):
-    done = dry_run("openedge", "-n", "--cores", "2", "--configfile", str(profile(repo, "quick")))
+    done = target_dry_run(dry_run, repo, "openedge", "quick")
     blocks = re.findall(r"rule openedge_run:\n((?:    .*\n)+)", done.output)
     assert len(blocks) >= 2
     for block in blocks:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from envelope_helpers import ensure_latexmk, figure_inputs, tpcc_results  # noqa: F401 (fixture)
 from shared_runs import smoke_arguments
-from workflow_helpers import job_count, profile, snakemake
+from workflow_helpers import job_count, target_dry_run
 
 
 def build_paper(python, repo, results, out):
@@ -67,9 +67,9 @@ def test_paper_shows_placeholders_without_results(python, repo, tmp_path):
     assert "not yet produced: fig5" in listing and "smoke" in listing
 
 
-def test_paper_target_runs_the_studies_first(python, repo, tmp_path):
-    done = snakemake(python, repo, tmp_path, "paper", "-n", "--configfile", str(profile(repo, "smoke")))
-    output = done.stdout + done.stderr
+def test_paper_target_runs_the_studies_first(dry_run, repo):
+    done = target_dry_run(dry_run, repo, "paper", "smoke")
+    output = done.output
     assert done.returncode == 0, output
     assert job_count(output, "paper_pdf") == 1
     assert job_count(output, "tpcc_duet") == 2 and job_count(output, "claims") == 5

@@ -20,7 +20,7 @@ from dbrepro import quantum
 from dbrepro.records import load_result
 from dbrepro.result import RunResult
 from dbrepro.tpcc import ConfigError
-from workflow_helpers import check_claims_table
+from workflow_helpers import check_claims_table, target_dry_run
 
 TINY = dict(cpu_iterations=200_000, table_mb=0.25, passes=2, cpus=1)
 
@@ -318,11 +318,10 @@ def test_cli_errors_are_one_line_naming_the_option(python, tmp_path, args, optio
 # -- the workflow ----------------------------------------------------------------------
 
 
-def test_workflow_dry_run_lists_quantum_runs(python, repo, tmp_path):
-    done = python("-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory", str(tmp_path), "-n",
-                  "quantum", "--configfile", str(repo / "config" / "smoke.yaml"))
-    assert done.returncode == 0, done.stderr
-    assert "quantum_run" in done.stdout and "results/tables/quantum/claims.csv" in done.stdout
+def test_workflow_dry_run_lists_quantum_runs(dry_run, repo):
+    done = target_dry_run(dry_run, repo, "quantum", "smoke")
+    assert done.returncode == 0, done.output
+    assert "quantum_run" in done.output and "results/tables/quantum/claims.csv" in done.output
 
 
 @pytest.mark.slow

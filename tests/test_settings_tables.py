@@ -324,14 +324,12 @@ def test_a_bad_settings_file_is_one_line(tmp_path, capsys, text, message):
     assert not (tmp_path / "r.json").exists()
 
 
-def test_the_workflow_hands_each_run_its_settings_file(tmp_path):
-    import subprocess
-    import sys
+def test_the_workflow_hands_each_run_its_settings_file(dry_run):
+    from workflow_helpers import whole_dry_run
 
-    done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-p", "--configfile", "config/smoke.yaml",
-                           "--directory", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    commands = [line for line in done.stdout.splitlines() if " -m dbrepro" in line]
+    done = whole_dry_run(dry_run, REPO, "smoke")
+    assert done.returncode == 0, done.output[-2000:]
+    commands = [line for line in done.output.splitlines() if " -m dbrepro" in line]
     # tpcc, E1's ladder and E5's one-terminal cells run as duets (dbrepro.duet): two settings files each.
     for command in ("dbrepro duet tpcc", "dbrepro duet fifo_cache", "dbrepro run looking_glass",
                     "dbrepro.key_cache run", "dbrepro.openedge", "dbrepro.fifo_cache run", "dbrepro.fifo_cache cells",

@@ -13,11 +13,56 @@ def profile(repo, name):
     return repo / "config" / f"{name}.yaml"
 
 
+# The targets of the one dry run per profile: the default target and each one a
+# user may name (a study alone, the paper); target_dry_run reads each one's jobs from it.
+DRY_RUN_TARGETS = ("all", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "paper")
+
+
 def whole_dry_run(dry_run, repo, name):
     """The whole workflow's dry run of profile `name`, shell commands printed, on
-    two cores: the one that every test of the whole workflow reads (conftest's
-    `dry_run` makes it once per session)."""
-    return dry_run("-n", "-p", "--cores", "2", "--configfile", str(profile(repo, name)))
+    two cores, every named target asked for: the one dry run of that profile that
+    every test of the workflow's graph reads (conftest's `dry_run` makes it once
+    per session for every worker; target_dry_run takes one target's part of it)."""
+    return dry_run(*DRY_RUN_TARGETS, "-n", "-p", "--cores", "2", "--configfile", str(profile(repo, name)))
+
+
+def job_blocks(output: str) -> list[tuple[str, str]]:
+    """Each job of a dry run's listing: (rule, its block: the header line and its indented lines)."""
+    return [(match.group(1), match.group(0))
+            for match in re.finditer(r"^(?:local)?rule (\w+):\n(?:    .*\n?)*", output, re.MULTILINE)]
+
+
+def _paths(block: str, field: str) -> list[str]:
+    match = re.search(rf"^    {field}: (.*)$", block, re.MULTILINE)
+    return [path.strip() for path in match.group(1).split(",")] if match else []
+
+
+def target_dry_run(dry_run, repo, target: str, name: str):
+    """What `snakemake TARGET -n` of profile `name` lists, read from the profile's one
+    dry run (whole_dry_run): the target's job and every job it needs, found through
+    the jobs' inputs and outputs, then Snakemake's job-count table for them (read by
+    job_count). The same jobs, with the same blocks, as a dry run of that target alone."""
+    assert target in DRY_RUN_TARGETS, target
+    whole = whole_dry_run(dry_run, repo, name)
+    if whole.returncode != 0:
+        return whole
+    jobs = job_blocks(whole.output)
+    producer = {path: index for index, (_, block) in enumerate(jobs) for path in _paths(block, "output")}
+    wanted = [index for index, (rule, _) in enumerate(jobs) if rule == target]
+    assert len(wanted) == 1, f"no job of rule {target} in the dry run"
+    seen = set(wanted)
+    while wanted:
+        for path in _paths(jobs[wanted.pop()][1], "input"):
+            index = producer.get(path)
+            if index is not None and index not in seen:
+                seen.add(index)
+                wanted.append(index)
+    counts: dict[str, int] = {}
+    for index in seen:
+        counts[jobs[index][0]] = counts.get(jobs[index][0], 0) + 1
+    listing = "".join(jobs[index][1] + "\n" for index in sorted(seen))
+    table = "".join(f"{rule}    {count}\n" for rule, count in sorted(counts.items()))
+    return type(whole)(whole.returncode, f"{listing}Job stats:\njob    count\n{table}total    {len(seen)}\n")
 
 
 def job_count(output: str, rule: str) -> int:

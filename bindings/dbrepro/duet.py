@@ -42,6 +42,12 @@ rerun: that would break the pair.
 Fewer than two CPUs: the arms run one after the other on the one CPU (mode
 `sequential`, the reason in the record).
 
+Stopped (Ctrl-C, SIGTERM, SIGHUP) or failed, a duet keeps no record: the runner
+kills its arms, waits for them and removes both records, so that neither an arm
+writing after its job has ended nor a record without its pair passes for a whole
+duet's; each arm also ends with the runner when that is killed outright
+(SIGKILL), before it writes. A resumed workflow runs the duet again, both arms.
+
 Layouts (`layout`, LAYOUTS): `split`, one arm pinned to each CPU, is the
 workflow's; `shared` pins both to one CPU (the first in odd repeats, the
 second in even), where they take turns, and `free` leaves both unpinned.
@@ -55,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -64,6 +71,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import host_load
+from .children import die_with_parent
 
 MODES = ("duet", "sequential")
 # Where a duet's arms run: split (one pinned to each CPU, the default), shared (both at once
@@ -229,20 +237,33 @@ def arm_environment(base: dict[str, str] | None = None, runner_pid: int | None =
     return env
 
 
-def _pinned(cpu: int | None) -> Callable[[], None] | None:
-    if cpu is None:  # layout free: the scheduler places the arm
-        return None
+def _arm_setup(cpu: int | None) -> Callable[[], None]:
+    """In the arm's child, before exec: it ends with this runner (also when the runner is
+    killed with SIGKILL: no arm keeps writing after its duet has stopped), and it runs on
+    `cpu` from its first instruction (None, layout free: the scheduler places it)."""
+    def setup() -> None:
+        die_with_parent()
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+    return setup
 
-    def pin() -> None:  # in the child, before exec: the arm runs on `cpu` from its first instruction
-        os.sched_setaffinity(0, {cpu})
-    return pin
 
-
-def _start(arm: Arm, cpu: int, env: dict[str, str], output, gate: tuple[int, int] | None = None) -> subprocess.Popen:
+def _start_arm(arm: Arm, cpu: int | None, env: dict[str, str], output,
+               gate: tuple[int, int] | None = None) -> subprocess.Popen:
     if gate is not None:
         env = {**env, GATE_ENV: f"{gate[0]},{gate[1]}"}
     return subprocess.Popen(list(arm.argv), env=env, stdout=output, stderr=subprocess.STDOUT,
-                            preexec_fn=_pinned(cpu), pass_fds=gate or ())
+                            preexec_fn=_arm_setup(cpu), pass_fds=gate or ())
+
+
+def _stop(processes: Sequence[subprocess.Popen]) -> None:
+    """Arms cut off (Ctrl-C, SIGTERM, an error here) are killed and waited for: none
+    writes its record after its duet has stopped."""
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+    for process in processes:
+        process.wait()
 
 
 def _open_gates(processes: Sequence[subprocess.Popen], ready: Sequence[int], go: Sequence[int],
@@ -280,12 +301,18 @@ def _run_arms(arms: Sequence[Arm], cpus: Sequence[int], together: bool, env: dic
     gated = [False]
     for arm in arms:  # a record left from an earlier attempt must not pass for this one's
         arm.out.unlink(missing_ok=True)
+    started: list[subprocess.Popen] = []  # every arm process of this attempt, to stop if it is cut off
+
+    def start(arm: Arm, cpu: int | None, output, gate: tuple[int, int] | None = None) -> subprocess.Popen:
+        started.append(_start_arm(arm, cpu, env, output, gate))
+        return started[-1]
+
     with tempfile.TemporaryDirectory(prefix="dbrepro_duet_") as tmp:
         outputs = [open(Path(tmp) / f"arm{i}.log", "w+b") for i in range(len(arms))]
         try:
             if together and all(arm.gated for arm in arms):
                 pipes = [(os.pipe(), os.pipe()) for _ in arms]  # (ready r, ready w), (go r, go w)
-                processes = [_start(arm, cpu, env, out, gate=(ready[1], go[0]))
+                processes = [start(arm, cpu, out, gate=(ready[1], go[0]))
                              for arm, cpu, out, (ready, go) in zip(arms, cpus, outputs, pipes)]
                 for ready, go in pipes:  # the arms' ends are theirs now
                     os.close(ready[1])
@@ -299,12 +326,12 @@ def _run_arms(arms: Sequence[Arm], cpus: Sequence[int], together: bool, env: dic
                         os.close(go[1])
                 codes = [p.wait() for p in processes]
             elif together:
-                processes = [_start(arm, cpu, env, out) for arm, cpu, out in zip(arms, cpus, outputs)]
+                processes = [start(arm, cpu, out) for arm, cpu, out in zip(arms, cpus, outputs)]
                 affinity = [_affinity_of(p.pid) for p in processes]
                 codes = [p.wait() for p in processes]
             else:
                 for arm, cpu, out in zip(arms, cpus, outputs):
-                    process = _start(arm, cpu, env, out)
+                    process = start(arm, cpu, out)
                     affinity.append(_affinity_of(process.pid))
                     codes.append(process.wait())
             for arm, cpu, code, out in zip(arms, cpus, codes, outputs):
@@ -316,6 +343,9 @@ def _run_arms(arms: Sequence[Arm], cpus: Sequence[int], together: bool, env: dic
                     last = (text.strip().splitlines() or [""])[-1]
                     raise DuetError(f"{arm.cell}: exit status {code}, no record written: {last}" if code in (0, 1)
                                     else f"{arm.cell}: exit status {code}: {last}")
+        except BaseException:
+            _stop(started)
+            raise
         finally:
             for out in outputs:
                 out.close()
@@ -365,10 +395,18 @@ def run(
     def attempt() -> None:
         outcome["codes"], outcome["affinity"], outcome["gated"] = _run_arms(arms, placed, mode == "duet", env, echo)
 
-    kept = host_load.run_guarded(attempt, max_foreign_cores=max_foreign_cores, max_reruns=max_reruns)
-    result = DuetResult(mode, repeat, arms, placed, outcome["codes"], kept, reason, outcome["affinity"],
-                        outcome["gated"], layout)
-    annotate(result)
+    try:
+        kept = host_load.run_guarded(attempt, max_foreign_cores=max_foreign_cores, max_reruns=max_reruns)
+        result = DuetResult(mode, repeat, arms, placed, outcome["codes"], kept, reason, outcome["affinity"],
+                            outcome["gated"], layout)
+        annotate(result)
+    except BaseException:
+        # A duet that failed or was stopped (Ctrl-C, SIGTERM) leaves neither record: one without
+        # its pair, or without the pair's fields, must not pass for a whole duet's (a resumed
+        # workflow finds the job's outputs missing and runs the duet again, both arms).
+        for arm in arms:
+            arm.out.unlink(missing_ok=True)
+        raise
     return result
 
 
@@ -442,7 +480,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="dbrepro duet",
         description="Run two cells of one study at once, one pinned to each CPU (a duet), and "
                     "add the pair to both records. Exit status: the worse of the arms' (0 ok, 1 a "
-                    "consistency check failed, records written), 2 bad arguments or an arm failed.")
+                    "consistency check failed, records written), 2 bad arguments or an arm failed, 128+N "
+                    "stopped by signal N (the arms stopped, no record kept).")
     parser.add_argument("study", choices=sorted(STUDY_OPTIONS), help="the cells' study (its run command)")
     parser.add_argument("--repeat", type=int, required=True,
                         help="the repeat (from 1): arm A runs on the first CPU in odd repeats, the second in even")
@@ -467,8 +506,16 @@ def _settings_of(path: str) -> dict[str, Any]:
         return {}  # the arm's own command says what is wrong with it
 
 
+def _exit_on_signal(signum, _frame):
+    # SIGTERM or SIGHUP (a workflow or batch system stopping the job) would end this runner
+    # at once, its arms left running; as an exception, run() stops them and removes the records.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _exit_on_signal)
     arms = [Arm(Path(s).stem, study_argv(args.study, s, o), o, gated=is_gated(_settings_of(s)))
             for s, o in zip(args.settings, args.out)]
     try:
@@ -476,6 +523,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, DuetError) as error:
         print(f"dbrepro duet: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("dbrepro duet: interrupted; the arms stopped, no record kept", file=sys.stderr)
+        return 128 + signal.SIGINT
     pairs = ", ".join(f"{arm.cell} on cpu {cpu}" for arm, cpu in zip(done.arms, done.cpus))
     print(f"duet ({done.mode}, repeat {done.repeat}): {pairs}; attempts {done.guarded.attempts}, "
           f"disturbed {done.guarded.disturbed}")

@@ -13,7 +13,6 @@ killed workflow job does not leave it running.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
@@ -23,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
+
+from .children import die_with_parent
 
 INSTALL_HINT = "install them with env/install-system-deps.sh --mariadb (as root)"
 # Where Debian puts them; PATH is searched first.
@@ -67,14 +68,6 @@ def missing_tools() -> list[str]:
 def _as_root() -> list[str]:
     # mariadbd refuses to run as root unless told so; as another user it runs as that user.
     return ["--user=root"] if os.geteuid() == 0 else []
-
-
-def _die_with_parent() -> None:  # runs in the child, before exec
-    PR_SET_PDEATHSIG = 1
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 class PrivateServer:
@@ -124,7 +117,7 @@ class PrivateServer:
             with open(self.runtime / "stdout.log", "wb") as out:
                 self.process = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=out,
                                                 stderr=subprocess.STDOUT, start_new_session=True,
-                                                preexec_fn=_die_with_parent)
+                                                preexec_fn=die_with_parent)
             self._wait_ready()
         except BaseException:
             self.stop()
