@@ -320,7 +320,9 @@ def test_the_articles_p_and_cache_sizes_are_run_with_the_whole_index(repo, name)
     assert ({10, 50, 100} if name == "full" else {10}) <= whole
     if name == "full":
         assert {0.5, 0.25} <= {f for grid in grids for f in grid["index_fractions"]}  # the cache sizes swept
-    assert set(kc["distributions"]) == {"special", "uniform"}  # both draws, for the model and MariaDB alike
+    # Both draws in full, for the model and MariaDB alike; quick draws the article's (special),
+    # the one its claims judge (uniform moved to full for the 20-minute budget, issue 40).
+    assert set(kc["distributions"]) == ({"special", "uniform"} if name == "full" else {"special"})
 
 
 def test_timed_runs_are_interleaved_and_alone(dry_run, repo):

@@ -27,9 +27,11 @@ def whole_dry_run(dry_run, repo, name):
 
 
 def job_blocks(output: str) -> list[tuple[str, str]]:
-    """Each job of a dry run's listing: (rule, its block: the header line and its indented lines)."""
+    """Each job of a dry run's listing: (rule, its block: the header line and its indented lines).
+    A checkpoint's job (the sequential looks and makeups, workflows/sequential.smk) is a job too."""
     return [(match.group(1), match.group(0))
-            for match in re.finditer(r"^(?:local)?rule (\w+):\n(?:    .*\n?)*", output, re.MULTILINE)]
+            for match in re.finditer(r"^(?:local)?(?:rule|checkpoint) (\w+):\n(?:    .*\n?)*", output,
+                                     re.MULTILINE)]
 
 
 def _paths(block: str, field: str) -> list[str]:
