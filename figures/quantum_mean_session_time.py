@@ -5,10 +5,11 @@ quantum, and the time a longer quantum saves beside the article's.
         workflows/data/quantum_paper.yaml out.png out.pdf
 
 One row per workload. Its panels: one per scheduler and placement the run
-used (SCHED_RR, the engine's fibers; the fair scheduler alone where it is the
-only one), points the medians over repeats, bars the sessions' min to max,
-a dotted line of the same colour the round-robin prediction from finishing
-order (runs.csv predicted_mean_s); os_fair (the fair scheduler, no Q), where
+used (Solaris's TS class emulated, at the article's Q; SCHED_RR; the engine's
+fibers; the fair scheduler alone where it is the only one), points the medians
+over repeats, bars the sessions' min to max, a dotted line of the same colour
+the prediction (runs.csv predicted_mean_s: round robin's finishing order, for
+os_ts the TS table's simulation); os_fair (the fair scheduler, no Q), where
 run, drawn in every panel of its workload and placement as a dashed grey
 reference. The row's last panel: the mean session time the longest Q saves
 over the shortest, in %, per sessions per CPU, ours per scheduler and
@@ -29,7 +30,8 @@ else:  # run as a script: this file's folder is on sys.path
     import style
 
 WORKLOAD_TITLES = {"cpu": "CPU-bound (sqrt loop)", "memory": "memory-bound (scans of one shared table)"}
-SCHEDULER_TITLES = {"engine": "engine fibers", "os_rr": "OS SCHED_RR", "os_fair": "OS fair",
+SCHEDULER_TITLES = {"os_ts": "Solaris TS (emulated)", "engine": "engine fibers", "os_rr": "OS SCHED_RR",
+                    "os_fair": "OS fair",
                     "os_fair_q": "OS fair, base slice = Q"}
 # The article's workload of each of ours (quantum_paper.yaml): workload 1 is CPU-bound, 2 memory-bound.
 ARTICLE_WORKLOADS = {"cpu": ("workload1", "workload1_30_sessions"), "memory": ("workload2",)}
@@ -67,7 +69,7 @@ def plot(table: pd.DataFrame, paper: dict | None = None):
     if "placement" not in table:
         table = table.assign(placement="pinned")
     workloads = sorted(table["workload"].unique())
-    schedulers = [s for s in ("engine", "os_rr", "os_fair_q") if s in set(table["scheduler"])] or ["os_fair"]
+    schedulers = [s for s in ("os_ts", "engine", "os_rr", "os_fair_q") if s in set(table["scheduler"])] or ["os_fair"]
     panels = [(s, p) for s in schedulers for p in ("pinned", "unpinned")
               if len(table[(table["scheduler"] == s) & (table["placement"] == p)])]
     with_gains = paper is not None and schedulers != ["os_fair"]
@@ -105,8 +107,8 @@ def plot(table: pd.DataFrame, paper: dict | None = None):
             gains_panel(axes[r][-1], table, paper, workload, panels)
             if r == len(workloads) - 1:
                 axes[r][-1].set_xlabel("sessions per CPU")
-    fig.suptitle("E4: mean session time vs sessions per CPU\n(bars: min-max of sessions; dotted: round-robin "
-                 "prediction; last column: the time the longest Q saves, beside the original's)")
+    fig.suptitle("E4: mean session time vs sessions per CPU\n(bars: min-max of sessions; dotted: the "
+                 "scheduler's prediction; last column: the time the longest Q saves, beside the original's)")
     return fig
 
 

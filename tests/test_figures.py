@@ -290,6 +290,14 @@ def test_quantum_draws_what_the_table_holds_and_the_articles_numbers(style):
     # The fair scheduler, where run, is named as such in every panel of its workload.
     fig = plot(quantum_runs(("engine", "os_rr", "os_fair")), paper)
     assert f"{style.MODEL}, OS fair scheduler" in legend_labels(fig)
+    # quick since issue 40's budget: Solaris's TS class alone, a panel per workload and its gains.
+    fig = plot(quantum_runs(("os_ts",)), paper)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 4 and sum("Solaris TS" in t for t in titles) == 2, titles
+    # Beside SCHED_RR (smoke and full), each in its own panel.
+    fig = plot(quantum_runs(("os_ts", "os_rr")), paper)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert sum("Solaris TS" in t for t in titles) == 2 and sum("SCHED_RR" in t for t in titles) == 2, titles
 
 
 def fifo_scale(full) -> pd.DataFrame:
