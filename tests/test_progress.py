@@ -44,6 +44,30 @@ def test_lines_count_jobs_per_study_and_estimate_from_finished_ones():
     assert state.finished_studies() == set()
 
 
+def test_jobs_a_look_adds_after_the_plan_are_shown_running():
+    """A checkpoint (workflows/sequential.smk) adds repeats after the plan was printed: a
+    study whose planned jobs are done but that runs more is shown, not hidden."""
+    state = progress.Progress()
+    extra = textwrap.dedent("""\
+        [Sat Nov 28 10:01:00 2026]
+        Finished jobid: 8 (Rule: looking_glass_ladder_run)
+        [Sat Nov 28 10:01:00 2026]
+        Finished jobid: 9 (Rule: looking_glass_ladder_run)
+        [Sat Nov 28 10:01:00 2026]
+        Finished jobid: 10 (Rule: looking_glass_ladder_run)
+        [Sat Nov 28 10:01:01 2026]
+        rule looking_glass_ladder_run:
+            jobid: 11
+        """)
+    for line in (LOG + extra).splitlines(keepends=True):
+        state.feed(line)
+    lines = {line.split()[0]: line for line in state.lines()}
+    assert "4/4" in lines["looking_glass"] and "running looking_glass_ladder_run" in lines["looking_glass"]
+    assert "beyond the plan" in lines["looking_glass"]
+    state.feed("Finished jobid: 11 (Rule: looking_glass_ladder_run)\n")
+    assert not [line for line in state.lines() if line.split()[0] == "looking_glass"]
+
+
 def test_the_workflow_output_goes_to_its_log_and_its_tail_on_failure(tmp_path):
     script = tmp_path / "fake_workflow.py"
     script.write_text(f"import sys\nsys.stdout.write({LOG!r})\nsys.stdout.flush()\nsys.exit(int(sys.argv[1]))\n")

@@ -115,12 +115,16 @@ class Progress:
     def lines(self) -> list[str]:
         out = []
         for name, study in sorted(self.studies.items()):
-            if study.planned == 0 or study.done >= study.planned:
-                continue
             running = sorted(set(study.running.values()))
+            beyond = study.done >= study.planned
+            if (study.planned == 0 or beyond) and not running:
+                continue
             doing = f"running {', '.join(running)}" if running else "waiting"
-            left = self.left_s(name)
-            estimate = f"~{_minutes(left)} left" if left is not None else "time left unknown"
+            if beyond:  # jobs a checkpoint added after the plan was printed (workflows/sequential.smk)
+                estimate = "beyond the plan: a look's or a makeup's extra repeats"
+            else:
+                left = self.left_s(name)
+                estimate = f"~{_minutes(left)} left" if left is not None else "time left unknown"
             label = SHARED if name == "other" else name
             out.append(f"  {label:<14} {study.done:>4}/{study.planned:<4} {doing}; {estimate}")
         return out
