@@ -12,6 +12,7 @@
 
 #include "btree/key.hpp"
 #include "btree/node.hpp"
+#include "buffer/page_guard.hpp"
 #include "common/types.hpp"
 #include "latch/latch.hpp"
 
@@ -42,26 +43,22 @@ BTreeShape bulk_load(Pages& pages, const std::vector<BulkEntry>& sorted) {
   std::vector<Child> level;
   // Leaves: each holds `capacity` entries; a leaf stays fixed until the next
   // one is allocated, so that it can point to it.
-  PageId pid = pages.allocate();
-  std::byte* page = pages.fix(pid, LatchMode::kExclusive);
-  Node(page, capacity).init(/*leaf=*/true);
-  level.push_back({sorted.empty() ? 0 : sorted.front().key, pid});
+  ExclusiveGuard<Pages> leaf(pages, pages.allocate());
+  Node(leaf.page(), capacity).init(/*leaf=*/true);
+  level.push_back({sorted.empty() ? 0 : sorted.front().key, leaf.pid()});
   for (size_t start = 0; start < sorted.size(); start += capacity) {
     if (start > 0) {
-      const PageId next = pages.allocate();
-      std::byte* next_page = pages.fix(next, LatchMode::kExclusive);
-      Node(next_page, capacity).init(/*leaf=*/true);
-      Node(page, capacity).header().next = next;
-      pages.unfix(pid, page, LatchMode::kExclusive);
-      pid = next;
-      page = next_page;
-      level.push_back({sorted[start].key, pid});
+      ExclusiveGuard<Pages> next(pages, pages.allocate());
+      Node(next.page(), capacity).init(/*leaf=*/true);
+      Node(leaf.page(), capacity).header().next = next.pid();
+      leaf = std::move(next);  // lets the previous leaf go
+      level.push_back({sorted[start].key, leaf.pid()});
     }
-    Node n(page, capacity);
+    Node n(leaf.page(), capacity);
     const u32 count = static_cast<u32>(std::min<size_t>(capacity, sorted.size() - start));
     for (u32 i = 0; i < count; ++i) n.append(sorted[start + i].key, sorted[start + i].value);
   }
-  pages.unfix(pid, page, LatchMode::kExclusive);
+  leaf.release();
   // Inner levels: a node of c keys has c + 1 children; key i is the first key of child i + 1.
   int height = 1;
   while (level.size() > 1) {
@@ -72,13 +69,14 @@ BTreeShape bulk_load(Pages& pages, const std::vector<BulkEntry>& sorted) {
       size_t children = std::min<size_t>(capacity + 1, level.size() - start);
       if (level.size() - start - children == 1) --children;
       const PageId inner = pages.allocate();
-      std::byte* inner_page = pages.fix(inner, LatchMode::kExclusive);
-      Node n(inner_page, capacity);
-      n.init(/*leaf=*/false);
-      n.header().level = static_cast<u8>(height);
-      n.header().first_child = level[start].page;
-      for (size_t c = 1; c < children; ++c) n.append(level[start + c].first, level[start + c].page);
-      pages.unfix(inner, inner_page, LatchMode::kExclusive);
+      {
+        ExclusiveGuard<Pages> inner_guard(pages, inner);
+        Node n(inner_guard.page(), capacity);
+        n.init(/*leaf=*/false);
+        n.header().level = static_cast<u8>(height);
+        n.header().first_child = level[start].page;
+        for (size_t c = 1; c < children; ++c) n.append(level[start + c].first, level[start + c].page);
+      }
       above.push_back({level[start].first, inner});
       start += children;
     }

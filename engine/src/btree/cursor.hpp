@@ -16,7 +16,8 @@
 //                   re-fix fails (frame reused, page changed) the cursor
 //                   falls back to FindByLookup's way.
 // Moving to the right sibling couples: the sibling is fixed before the leaf
-// is let go, so a split in between cannot hide entries.
+// is let go, so a split in between cannot hide entries. The leaf is held by
+// a guard (buffer/page_guard.hpp) for the length of one call.
 #include <type_traits>
 #include <utility>
 
@@ -49,6 +50,7 @@ class ReadCursor {
  public:
   static constexpr bool kRemember = std::is_same_v<Find, FindByRemember>;
   using Pages = typename Tree::PageStore;
+  using Shared = typename Tree::Shared;
 
   // At the first entry whose key is >= from.
   ReadCursor(Tree& tree, PackedKey from) : tree_(&tree), from_(from) {}
@@ -56,32 +58,29 @@ class ReadCursor {
   // The next entry; false at the end of the tree.
   bool next(PackedKey& key, u64& value) {
     if (done_) return false;
-    auto [pid, page] = find();
+    Shared leaf = find();
     for (;;) {
-      const Node n = tree_->node(page);
+      const Node n = tree_->node(leaf.page());
       if (pos_ < n.count()) {
         key = last_ = n.key_at(pos_);
         value = n.value_at(pos_);
         ++pos_;
         returned_ = true;
         if constexpr (kRemember) {
-          ref_ = pages().remember(pid, page);
+          ref_ = pages().remember(leaf.pid(), leaf.page());
           have_ref_ = true;
         }
-        pages().unfix(pid, page, LatchMode::kShared);
         return true;
       }
       const PageId right = n.header().next;
-      std::byte* right_page = right != kInvalidPage ? pages().fix(right, LatchMode::kShared) : nullptr;
-      pages().unfix(pid, page, LatchMode::kShared);
       if (right == kInvalidPage) {
+        leaf.release();
         done_ = true;
         leaf_ = kInvalidPage;
         return false;
       }
+      leaf.couple(right);
       enter(right);
-      pid = right;
-      page = right_page;
       pos_ = 0;
     }
   }
@@ -99,22 +98,22 @@ class ReadCursor {
   }
 
   // The current leaf fixed shared, pos_ the next entry to return there.
-  typename Tree::Fixed find() {
+  Shared find() {
     if (leaf_ != kInvalidPage) {
       if constexpr (kRemember) {
         if (have_ref_) {
-          if (std::byte* page = pages().refix(ref_, LatchMode::kShared)) return {leaf_, page};
+          if (std::byte* page = pages().refix(ref_, LatchMode::kShared)) return Shared::adopt(pages(), leaf_, page);
         }
       }
-      std::byte* page = pages().fix(leaf_, LatchMode::kShared);
-      const Node n = tree_->node(page);
-      if (!returned_ || (pos_ > 0 && pos_ <= n.count() && n.key_at(pos_ - 1) == last_)) return {leaf_, page};
-      pages().unfix(leaf_, page, LatchMode::kShared);  // the leaf changed: find the successor from the root
+      Shared leaf(pages(), leaf_);
+      const Node n = tree_->node(leaf.page());
+      if (!returned_ || (pos_ > 0 && pos_ <= n.count() && n.key_at(pos_ - 1) == last_)) return leaf;
+      leaf.release();  // the leaf changed: find the successor from the root
     }
     const PackedKey at = returned_ ? last_ + 1 : from_;  // (a tree holding key 2^64-1 is not read past it)
-    const auto fixed = tree_->fix_leaf(at);
-    if (fixed.pid != leaf_) enter(fixed.pid);
-    pos_ = tree_->lower_bound(tree_->node(fixed.page), at);
+    Shared fixed = tree_->fix_leaf(at);
+    if (fixed.pid() != leaf_) enter(fixed.pid());
+    pos_ = tree_->lower_bound(tree_->node(fixed.page()), at);
     return fixed;
   }
 

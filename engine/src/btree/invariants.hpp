@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "btree/node.hpp"
+#include "buffer/page_guard.hpp"
 #include "common/types.hpp"
 #include "latch/latch.hpp"
 
@@ -59,15 +60,14 @@ class BTreeInvariants {
   };
 
   Copy read_node(PageId pid) {
-    std::byte* page = pages_.fix(pid, LatchMode::kShared);
-    const Node n(page, tree_.node_capacity());
+    const SharedGuard<Pages> guard(pages_, pid);
+    const Node n(guard.page(), tree_.node_capacity());
     Copy copy{n.header(), {}, {}, n.header().next, slot_error(n)};
     if (copy.layout_error.empty()) {
       for (u32 i = 0; i < n.count(); ++i) copy.keys.push_back(n.key_at(i));
       if (!n.is_leaf()) copy.values.push_back(n.child(0));
       for (u32 i = 0; i < n.count(); ++i) copy.values.push_back(n.is_leaf() ? n.value_at(i) : n.child(i + 1));
     }
-    pages_.unfix(pid, page, LatchMode::kShared);
     return copy;
   }
 

@@ -26,7 +26,8 @@
 // latched hash table (buffer/latched_hash_table.hpp), E5 the atomic page map
 // (buffer/atomic_page_map.hpp). The config's kLookup names it; what both
 // need (frames, backing file, replacement policy, counters) is
-// buffer/page_frames.hpp, and the cache here is what the two share.
+// buffer/page_frames.hpp, and the cache here is what the two share. A fix
+// is held by a guard (buffer/page_guard.hpp) that unfixes it.
 #include <sys/mman.h>
 
 #include <cstring>

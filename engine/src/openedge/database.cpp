@@ -1,5 +1,6 @@
 #include "openedge/database.hpp"
 
+#include "buffer/page_guard.hpp"
 #include "storage/page_store.hpp"
 
 #include <algorithm>
@@ -55,8 +56,7 @@ void write_table(Database& db, BuildPages& pages, u32 table, const std::vector<R
   for (u64 i = 0; i < rows.size(); i += kRecordsPerPage) {
     const u64 n = std::min<u64>(kRecordsPerPage, rows.size() - i);
     const PageId page = pages.allocate();
-    std::memcpy(pages.fix(page, LatchMode::kExclusive), &rows[i], n * sizeof(Record));
-    pages.unfix(page, LatchMode::kExclusive);
+    std::memcpy(ExclusiveGuard<BuildPages>(pages, page).page(), &rows[i], n * sizeof(Record));
     info.data_pages.push_back(page);
     for (u64 s = 0; s < n; ++s) rids[i + s] = record_id(page, static_cast<u32>(s));
   }
@@ -110,8 +110,7 @@ Database build_database(const DatabaseConfig& config) {
                                 " pages, more than an index entry can address (2^" + std::to_string(kPageBits) + ")");
   db.file = std::make_unique<BlockFile>(BlockFile::temporary(config.data_dir, kPageBytes, /*want_direct=*/false));
   for (PageId p = 0; p < db.page_count; ++p) {
-    db.file->write(p, pages.fix(p));
-    pages.unfix(p);
+    db.file->write(p, SharedGuard<BuildPages>(pages, p).page());
   }
   return db;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "btree/cursor.hpp"
+#include "buffer/page_guard.hpp"
 #include "openedge/access_counters.hpp"
 #include "openedge/database.hpp"
 #include "openedge/pool.hpp"
@@ -70,9 +71,8 @@ class IndexCursor {
  private:
   void read_record(u64 rid, Record& out, AccessCounters& counters) {
     const PageId page = rid_page(rid);
-    std::byte* bytes = pool_->fix(page);
-    out = page_records(bytes)[rid_slot(rid)];
-    pool_->unfix(page, bytes);
+    const SharedGuard<BufferPool> bytes(*pool_, page);
+    out = page_records(bytes.page())[rid_slot(rid)];
     ++counters.record_reads;
   }
 

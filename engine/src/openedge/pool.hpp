@@ -26,6 +26,7 @@
 #include "btree/btree.hpp"
 #include "buffer/cache_stats.hpp"
 #include "buffer/page_cache.hpp"
+#include "buffer/page_guard.hpp"
 #include "cache/clock.hpp"
 #include "io/block_file.hpp"
 #include "latch/blocking_latches.hpp"
@@ -71,7 +72,9 @@ class BufferPool : public PageCache<OpenEdgePoolConfig> {
       : PageCache<OpenEdgePoolConfig>(options(db, config), DatabaseFileBacking{db.file.get()}) {
     // Warm-up: every page that fits read once, in page order; then the
     // counters start from zero.
-    for (PageId p = 0; p < db.page_count && p < frame_count(); ++p) unfix(p, fix(p));
+    for (PageId p = 0; p < db.page_count && p < frame_count(); ++p) {
+      const SharedGuard<PageCache<OpenEdgePoolConfig>> warm(*this, p);
+    }
     reset_stats();
     for (u32 t = 0; t < kTables; ++t)
       for (u32 c = 0; c < kColumns; ++c) {

@@ -12,6 +12,7 @@
 // log order is the order under the key's lock; its undo is skipped.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "log/log_record.hpp"
 #include "recovery/log_reader.hpp"
 #include "recovery/rid_map.hpp"
+#include "storage/record_guard.hpp"
 #include "storage/record_id.hpp"
 
 namespace dbrepro::recovery {
@@ -87,9 +89,8 @@ class Replay {
     const u32 range = r.header.length / 2;
     auto& heap = *entry(r).heap;
     const RecordId rid = rid_of(r);
-    const auto pinned = heap.fix(rid, LatchMode::kExclusive);
-    std::memcpy(pinned.record + r.header.offset, r.payload + half * range, range);
-    heap.unfix(rid, pinned, LatchMode::kExclusive);
+    const RecordGuard<std::remove_reference_t<decltype(heap)>, LatchMode::kExclusive> pinned(heap, rid);
+    std::memcpy(pinned.record() + r.header.offset, r.payload + half * range, range);
   }
 
   bool redo(const LogEntry& r) {

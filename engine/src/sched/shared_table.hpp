@@ -29,6 +29,7 @@
 #include <string>
 
 #include "buffer/page_cache.hpp"
+#include "buffer/page_guard.hpp"
 #include "cache/no_eviction.hpp"
 #include "common/types.hpp"
 #include "latch/blocking_latches.hpp"
@@ -72,10 +73,9 @@ class SharedTable {
     u64 row = 0;
     for (u64 p = 0; p < pages; ++p) {
       const PageId pid = cache_.allocate();
-      std::byte* page = cache_.fix(pid, LatchMode::kExclusive);
+      const ExclusiveGuard<Cache> page(cache_, pid);
       for (u32 off = 0; off + sizeof(u64) <= o.page_size; off += sizeof(u64), ++row)
-        std::memcpy(page + off, &row, sizeof row);
-      cache_.unfix(pid, page, LatchMode::kExclusive);
+        std::memcpy(page.page() + off, &row, sizeof row);
     }
   }
   Cache& cache() { return cache_; }

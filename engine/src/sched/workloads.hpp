@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
+#include "buffer/page_guard.hpp"
 #include "common/types.hpp"
 #include "latch/holder_preemption.hpp"
 #include "latch/latch.hpp"
@@ -56,13 +58,14 @@ u64 scan_session(Table& table, u32 passes, LatchCounters& counters, Check&& chec
   attach_latch_counters(&counters);
   for (u32 pass = 0; pass < passes; ++pass) {
     for (PageId pid = 0; pid < table.pages(); ++pid) {
-      const std::byte* page = cache.fix(pid, LatchMode::kShared);
-      for (u32 r = 0; r < rows_per_page; ++r) {
-        u64 value;
-        std::memcpy(&value, page + r * sizeof(u64), sizeof value);
-        sum += value;
+      {
+        const SharedGuard<std::remove_reference_t<decltype(cache)>> page(cache, pid);
+        for (u32 r = 0; r < rows_per_page; ++r) {
+          u64 value;
+          std::memcpy(&value, page.page() + r * sizeof(u64), sizeof value);
+          sum += value;
+        }
       }
-      cache.unfix(pid, const_cast<std::byte*>(page), LatchMode::kShared);
       check();
       attach_latch_counters(&counters);
       if (++pages_done % kScanUnitPages == 0) unit();

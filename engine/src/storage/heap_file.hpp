@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "buffer/page_guard.hpp"
 #include "latch/latch.hpp"
 #include "storage/record_id.hpp"
 #include "storage/slotted_page.hpp"
@@ -43,24 +44,25 @@ class HeapFile {
     LatchGuard guard(latch_);  // one creator at a time: the space policy's state is shared
     const PageId candidate = space_.candidate(stored);
     if (candidate != kInvalidPage) {
-      std::byte* page = pages_->fix(candidate, LatchMode::kExclusive);
-      if (SlottedPage(page).fits(stored)) return insert_into(candidate, page, data, length, on_created);
-      space_.used(candidate, SlottedPage(page).free_space());  // it had less room than the policy thought
-      pages_->unfix(candidate, page, LatchMode::kExclusive);
+      ExclusiveGuard<Pages> page(*pages_, candidate);
+      if (SlottedPage(page.page()).fits(stored)) return insert_into(page, data, length, on_created);
+      space_.used(candidate, SlottedPage(page.page()).free_space());  // it had less room than the policy thought
     }
     const PageId pid = pages_->allocate();
     page_ids_.push_back(pid);
-    std::byte* page = pages_->fix(pid, LatchMode::kExclusive);
-    SlottedPage(page).init(pages_->page_size());
-    space_.added(pid, SlottedPage(page).free_space());
-    return insert_into(pid, page, data, length, on_created);
+    ExclusiveGuard<Pages> page(*pages_, pid);
+    SlottedPage(page.page()).init(pages_->page_size());
+    space_.added(pid, SlottedPage(page.page()).free_space());
+    return insert_into(page, data, length, on_created);
   }
 
   RecordId create(const void* data, u16 length) {
     return create(data, length, [](RecordId, std::byte*) {});
   }
 
-  // The record's page and bytes, latched in `mode` until unfix().
+  // The record's page and bytes, latched in `mode` until unfix(). A pair the
+  // caller keeps by hand: E1 counts pinning a record and unpinning it as two
+  // phases of their own (stack/engine.hpp's phase_pin, phase_unpin).
   PinnedRecord fix(RecordId rid, LatchMode mode = LatchMode::kShared) {
     std::byte* page = pages_->fix(rid.page, mode);
     return PinnedRecord{page, SlottedPage(page).record(rid.slot) + Space::kHeader};
@@ -74,12 +76,11 @@ class HeapFile {
   template <class Fn>
   void for_each(Fn&& fn) {
     for (PageId pid : page_ids_) {
-      std::byte* page = pages_->fix(pid, LatchMode::kShared);
-      SlottedPage slotted(page);
+      const SharedGuard<Pages> page(*pages_, pid);
+      SlottedPage slotted(page.page());
       for (u16 s = 0; s < slotted.slot_count(); ++s)
         if (dead_.empty() || !dead_.contains(RecordId{pid, s}.pack()))
           fn(RecordId{pid, s}, slotted.record(s) + Space::kHeader);
-      pages_->unfix(pid, page, LatchMode::kShared);
     }
   }
 
@@ -103,9 +104,11 @@ class HeapFile {
   size_t page_count() const { return page_ids_.size(); }
 
  private:
-  // Inserts into page pid, which the caller fixed and checked; unfixes it.
+  // Inserts into the page the caller fixed and checked; lets it go.
   template <class OnCreated>
-  RecordId insert_into(PageId pid, std::byte* page, const void* data, u16 length, OnCreated& on_created) {
+  RecordId insert_into(ExclusiveGuard<Pages>& guard, const void* data, u16 length, OnCreated& on_created) {
+    const PageId pid = guard.pid();
+    std::byte* page = guard.page();
     SlottedPage slotted(page);
     u16 slot;
     if constexpr (Space::kHeader > 0) {
@@ -117,7 +120,7 @@ class HeapFile {
     space_.used(pid, slotted.free_space());
     const RecordId rid{pid, slot};
     on_created(rid, page);
-    pages_->unfix(pid, page, LatchMode::kExclusive);
+    guard.release();
     ++records_;
     return rid;
   }
