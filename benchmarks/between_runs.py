@@ -11,7 +11,10 @@ given) that judged a timed finding by the same criterion is one sample of it.
 For each (study, finding, criterion) judged by at least --min-runs runs:
 
 - within_se: each run's standard error from its own interval,
-  (ci_high - ci_low) / (2 x 1.96), averaged as a variance over the runs;
+  (ci_high - ci_low) / (2 z), averaged as a variance over the runs; its own
+  interval is the unwidened one (within_ci_low/high) where the run already
+  widened the printed one for reruns, and z is 1.96, or the quantile of its
+  look's coverage (alpha_per_look) where it took sequential looks;
 - between_sd: the spread of the runs' effects (sample standard deviation);
 - tau: the between-run component beyond the within-run one, by the method of
   moments, sqrt(max(0, between_sd^2 - mean within_se^2)) (DerSimonian and
@@ -41,6 +44,7 @@ import itertools
 import math
 import sys
 from pathlib import Path
+from statistics import NormalDist
 
 import pandas as pd
 
@@ -65,8 +69,18 @@ def timed_rows(folder: Path) -> pd.DataFrame:
         frame = pd.read_csv(path, keep_default_na=False)
         if not {"study", "id", "effect", "ci_low", "ci_high", "repeats", "criterion"} <= set(frame.columns):
             continue
-        for column in ("effect", "ci_low", "ci_high", "repeats"):
-            frame[column] = pd.to_numeric(frame[column], errors="coerce")
+        for column in ("effect", "ci_low", "ci_high", "repeats", "within_ci_low", "within_ci_high", "alpha_per_look"):
+            if column in frame.columns:
+                frame[column] = pd.to_numeric(frame[column], errors="coerce")
+        # The run's own (within-run) interval: a run that already widened its printed interval
+        # for reruns keeps the unwidened one in within_ci_*; the printed one otherwise.
+        low = frame["within_ci_low"] if "within_ci_low" in frame.columns else pd.Series(math.nan, index=frame.index)
+        high = frame["within_ci_high"] if "within_ci_high" in frame.columns else pd.Series(math.nan, index=frame.index)
+        frame["own_low"] = low.where(low.notna(), frame["ci_low"])
+        frame["own_high"] = high.where(high.notna(), frame["ci_high"])
+        # Its coverage: 95%, or 100 (1 - alpha_per_look)% where the run took sequential looks.
+        alpha = frame["alpha_per_look"] if "alpha_per_look" in frame.columns else pd.Series(math.nan, index=frame.index)
+        frame["own_z"] = [Z if not (a > 0) else NormalDist().inv_cdf(1 - a / 2) for a in alpha]
         timed = frame[frame["repeats"].notna() & frame["ci_low"].notna() & frame["ci_high"].notna()]
         frames.append(timed.assign(run=folder.name, role=timed.get("role", "finding")))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -79,7 +93,7 @@ def levels(rows: pd.DataFrame, min_runs: int = 3) -> pd.DataFrame:
         if len(group) < min_runs:
             continue
         effects = group["effect"].to_numpy(dtype=float)
-        se = ((group["ci_high"] - group["ci_low"]) / (2 * Z)).to_numpy(dtype=float)
+        se = ((group["own_high"] - group["own_low"]) / (2 * group["own_z"])).to_numpy(dtype=float)
         between = float(pd.Series(effects).std(ddof=1))
         within = math.sqrt(float((se ** 2).mean()))
         tau = math.sqrt(max(0.0, between ** 2 - within ** 2))
