@@ -22,8 +22,6 @@
 #include "common/types.hpp"
 #include "latch/latch.hpp"
 
-#define DBREPRO_GUARD_INLINE [[gnu::always_inline]] inline
-
 namespace dbrepro {
 
 template <LatchMode M>
@@ -44,15 +42,16 @@ class BasicPageGuard {
  public:
   BasicPageGuard() = default;
   // Fixes pid (Mode's latch mode; `mode` where the guard's type leaves it open).
-  DBREPRO_GUARD_INLINE BasicPageGuard(Pages& pages, PageId pid)
+  [[gnu::always_inline]] BasicPageGuard(Pages& pages, PageId pid)
     requires(!std::is_same_v<Mode, DynamicLatchMode>)
       : pages_(&pages), pid_(pid), page_(fixed(pages.fix(pid, Mode::value()))) {}
-  DBREPRO_GUARD_INLINE BasicPageGuard(Pages& pages, PageId pid, LatchMode mode)
+  [[gnu::always_inline]] BasicPageGuard(Pages& pages, PageId pid, LatchMode mode)
     requires std::is_same_v<Mode, DynamicLatchMode>
       : pages_(&pages), pid_(pid), mode_(mode), page_(fixed(pages.fix(pid, mode))) {}
 
   // Takes over a fix the caller made by hand (in this guard's mode).
-  DBREPRO_GUARD_INLINE static BasicPageGuard adopt(Pages& pages, PageId pid, std::byte* page, LatchMode mode = Mode{}.value()) {
+  [[gnu::always_inline]] static BasicPageGuard adopt(Pages& pages, PageId pid, std::byte* page,
+                                                     LatchMode mode = Mode{}.value()) {
     BasicPageGuard g;
     g.pages_ = &pages;
     g.pid_ = pid;
@@ -61,9 +60,9 @@ class BasicPageGuard {
     return g;
   }
 
-  DBREPRO_GUARD_INLINE BasicPageGuard(BasicPageGuard&& other) noexcept
+  [[gnu::always_inline]] BasicPageGuard(BasicPageGuard&& other) noexcept
       : pages_(other.pages_), pid_(other.pid_), mode_(other.mode_), page_(std::exchange(other.page_, nullptr)) {}
-  DBREPRO_GUARD_INLINE BasicPageGuard& operator=(BasicPageGuard&& other) noexcept {
+  [[gnu::always_inline]] BasicPageGuard& operator=(BasicPageGuard&& other) noexcept {
     if (this != &other) {
       release();
       pages_ = other.pages_;
@@ -75,10 +74,10 @@ class BasicPageGuard {
   }
   BasicPageGuard(const BasicPageGuard&) = delete;
   BasicPageGuard& operator=(const BasicPageGuard&) = delete;
-  DBREPRO_GUARD_INLINE ~BasicPageGuard() { release(); }
+  [[gnu::always_inline]] ~BasicPageGuard() { release(); }
 
   // Latch coupling: fixes `next` (in `mode`), then unfixes the page held.
-  DBREPRO_GUARD_INLINE void couple(PageId next)
+  [[gnu::always_inline]] void couple(PageId next)
     requires(!std::is_same_v<Mode, DynamicLatchMode>)
   {
     std::byte* next_page = fixed(pages_->fix(next, Mode::value()));
@@ -86,7 +85,7 @@ class BasicPageGuard {
     pid_ = next;
     page_ = next_page;
   }
-  DBREPRO_GUARD_INLINE void couple(PageId next, LatchMode mode)
+  [[gnu::always_inline]] void couple(PageId next, LatchMode mode)
     requires std::is_same_v<Mode, DynamicLatchMode>
   {
     std::byte* next_page = fixed(pages_->fix(next, mode));
@@ -97,14 +96,14 @@ class BasicPageGuard {
   }
 
   // Unfixes now (nothing if the guard holds nothing).
-  DBREPRO_GUARD_INLINE void release() {
+  [[gnu::always_inline]] void release() {
     if (page_ != nullptr) {
       pages_->unfix(pid_, page_, mode_.value());
       page_ = nullptr;
     }
   }
   // Hands the fix to the caller, who unfixes it by hand.
-  DBREPRO_GUARD_INLINE std::byte* detach() { return std::exchange(page_, nullptr); }
+  [[gnu::always_inline]] std::byte* detach() { return std::exchange(page_, nullptr); }
 
   bool held() const { return page_ != nullptr; }
   explicit operator bool() const { return held(); }
