@@ -10,15 +10,25 @@ given) that judged a timed finding by the same criterion is one sample of it.
 
 For each (study, finding, criterion) judged by at least --min-runs runs:
 
-- within_se: each run's standard error from its own interval,
-  (ci_high - ci_low) / (2 z), averaged as a variance over the runs; its own
-  interval is the unwidened one (within_ci_low/high) where the run already
-  widened the printed one for reruns, and z is 1.96, or the quantile of its
-  look's coverage (alpha_per_look) where it took sequential looks;
+- scale: what the spread is measured on. A ratio moves by a factor between
+  runs (a slower disk scales the arm it slows), so its log; a percentage
+  change, the log of 1 + change/100; anything else as it is
+  (claims_common.EFFECT_SCALES; the evaluator widens on the same scale);
+- within_se: each run's standard error from its own interval on that scale,
+  (ci_high - ci_low) / (2 z), shown averaged as a variance over the runs; its
+  own interval is the unwidened one (within_ci_low/high) where the run
+  already widened the printed one for reruns, and z is 1.96, or the quantile
+  of its look's coverage (alpha_per_look) where it took sequential looks;
 - between_sd: the spread of the runs' effects (sample standard deviation);
-- tau: the between-run component beyond the within-run one, by the method of
-  moments, sqrt(max(0, between_sd^2 - mean within_se^2)) (DerSimonian and
-  Laird's estimator with equal weights);
+- tau: the between-run component beyond the within-run one, DerSimonian and
+  Laird's estimator with each run weighted by its own precision (w = 1 /
+  se^2): Q = sum w (y - weighted mean)^2, tau^2 = max(0, (Q - (k - 1)) /
+  (sum w - sum w^2 / sum w)). The runs of one criterion were made at
+  different methods of the same claim (sequential arms, then duets), whose
+  intervals differ tenfold in width; with equal weights, as this script had
+  until issue 40's second fresh pair, the wide early runs hid two tight runs
+  3x their width apart (E1's step 11 / step 10: tau 0, quick-n and quick-o
+  apart);
 - pairs_apart: how many pairs of runs have 95% intervals that do not overlap
   (what `dbrepro compare` calls intervals apart).
 
@@ -29,7 +39,7 @@ method's runs are not mixed with an earlier method's; a method that changed
 without its criterion text (how the arms are run) is not told apart, and the
 row says which runs it pooled.
 
-    python benchmarks/between_runs.py [RUN ...] [--out reference/between_runs.csv] [--min-runs 3]
+    python benchmarks/between_runs.py [RUN ...] [--out reference/between_runs.csv] [--min-runs 2]
         [--criteria-out workflows/claims/between_runs.yaml]
 
 `--criteria-out` writes the estimate the evaluator adds to each timed claim's
@@ -42,6 +52,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import re
 import sys
 from pathlib import Path
 from statistics import NormalDist
@@ -51,7 +62,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 Z = 1.959964  # the two-sided 95% normal quantile, as the intervals are 95%
 LEFT_OUT = ("hog", "trial")
-COLUMNS = ["study", "id", "role", "runs", "run_names", "mean_effect", "between_sd", "within_se", "tau",
+COLUMNS = ["study", "id", "role", "runs", "run_names", "scale", "mean_effect", "between_sd", "within_se", "tau",
            "tau_over_within", "pairs", "pairs_apart", "criterion"]
 
 
@@ -86,22 +97,59 @@ def timed_rows(folder: Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def levels(rows: pd.DataFrame, min_runs: int = 3) -> pd.DataFrame:
+_EFFECT = re.compile(r"CI of the (\S+) inside")
+
+
+def scale_of(criterion: str, group: pd.DataFrame) -> str:
+    """The criterion's effect's scale (claims_common.effect_scale), linear where a run's effect or
+    interval lies outside the log's domain."""
+    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+    import claims_common as cc
+
+    match = _EFFECT.search(criterion)
+    scale = cc.effect_scale(match.group(1) if match else None)
+    values = pd.concat([group["effect"], group["own_low"], group["own_high"]])
+    if scale != "linear" and not all(math.isfinite(cc.to_scale(float(v), scale)) for v in values):
+        return "linear"
+    return scale
+
+
+def dersimonian_laird(effects, se) -> float:
+    """tau, the between-run standard deviation beyond each run's own se, runs weighted by 1 / se^2."""
+    import numpy as np
+
+    effects, se = np.asarray(effects, dtype=float), np.asarray(se, dtype=float)
+    w = 1.0 / np.maximum(se, 1e-12) ** 2
+    mean = float((w * effects).sum() / w.sum())
+    q = float((w * (effects - mean) ** 2).sum())
+    denominator = float(w.sum() - (w ** 2).sum() / w.sum())
+    if denominator <= 0:
+        return 0.0
+    return math.sqrt(max(0.0, (q - (len(effects) - 1)) / denominator))
+
+
+def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
+    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+    import claims_common as cc
+
     out = []
     for (study, claim, criterion), group in rows.groupby(["study", "id", "criterion"], sort=True):
         group = group.drop_duplicates("run")
         if len(group) < min_runs:
             continue
-        effects = group["effect"].to_numpy(dtype=float)
-        se = ((group["own_high"] - group["own_low"]) / (2 * group["own_z"])).to_numpy(dtype=float)
+        scale = scale_of(criterion, group)
+        on = lambda column: group[column].map(lambda v: cc.to_scale(float(v), scale)).to_numpy(dtype=float)
+        effects = on("effect")
+        se = (on("own_high") - on("own_low")) / (2 * group["own_z"].to_numpy(dtype=float))
         between = float(pd.Series(effects).std(ddof=1))
         within = math.sqrt(float((se ** 2).mean()))
-        tau = math.sqrt(max(0.0, between ** 2 - within ** 2))
+        tau = dersimonian_laird(effects, se)
         intervals = list(zip(group["ci_low"], group["ci_high"]))
         pairs = list(itertools.combinations(intervals, 2))
         apart = sum(1 for (a_low, a_high), (b_low, b_high) in pairs if max(a_low, b_low) > min(a_high, b_high))
         out.append({"study": study, "id": claim, "role": group["role"].iloc[0], "runs": len(group),
-                    "run_names": " ".join(group["run"]), "mean_effect": round(float(effects.mean()), 4),
+                    "run_names": " ".join(group["run"]), "scale": scale,
+                    "mean_effect": round(float(group["effect"].astype(float).mean()), 4),
                     "between_sd": round(between, 4), "within_se": round(within, 4), "tau": round(tau, 4),
                     "tau_over_within": round(tau / within, 3) if within > 0 else math.nan,
                     "pairs": len(pairs), "pairs_apart": apart, "criterion": criterion})
@@ -121,7 +169,7 @@ def criteria_estimates(table: pd.DataFrame, source: str) -> dict:
             claim = row.id.split("@")[0]
             if claim not in criteria.claims or criteria[claim].text_of_criterion() != row.criterion:
                 continue
-            out.setdefault(study, {})[row.id] = {"tau": float(row.tau), "runs": int(row.runs),
+            out.setdefault(study, {})[row.id] = {"tau": float(row.tau), "runs": int(row.runs), "scale": row.scale,
                                                  "within_se": float(row.within_se), "source": source,
                                                  "criterion_sha": cc.criterion_digest(row.criterion)}
     return out
@@ -131,7 +179,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help="run folders (default: every reference/runs/* but hogs and trials)")
     parser.add_argument("--out", type=Path, default=None, help="write the table here (CSV)")
-    parser.add_argument("--min-runs", type=int, default=3, help="runs a criterion needs to be estimated (default 3)")
+    parser.add_argument("--min-runs", type=int, default=2,
+                        help="runs a criterion needs to be estimated (default 2: two runs apart are evidence)")
     parser.add_argument("--criteria-out", type=Path, default=None,
                         help="write the evaluator's between-run estimates here (workflows/claims/between_runs.yaml)")
     args = parser.parse_args(argv)
@@ -166,7 +215,7 @@ def main(argv=None) -> int:
                               sort_keys=True, width=100)
         args.criteria_out.write_text(header + body, encoding="utf-8")
         print(f"criteria: {args.criteria_out}")
-    shown = table[["study", "id", "role", "runs", "mean_effect", "between_sd", "within_se", "tau", "pairs",
+    shown = table[["study", "id", "role", "runs", "scale", "mean_effect", "between_sd", "within_se", "tau", "pairs",
                    "pairs_apart"]]
     print(shown.to_string(index=False))
     print(f"between_runs: {len(table)} timed claims judged by >= {args.min_runs} runs of one criterion; "

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 from statistics import NormalDist
 
@@ -45,3 +46,49 @@ def test_a_widened_run_contributes_its_own_interval_at_its_looks_coverage(betwee
     assert row["between_sd"] == pytest.approx(2.0, abs=1e-3)  # effects 10, 12, 14
     assert row["tau"] == pytest.approx(3 ** 0.5, abs=1e-3)  # sqrt(4 - 1)
     assert row["pairs_apart"] == 0  # the printed intervals, as `dbrepro compare` reads them, overlap
+
+
+def test_runs_are_weighted_by_their_own_precision(between_runs, tmp_path):
+    """Two tight runs far apart beside wide ones: equal weights would hide the spread, DL's do not."""
+    runs = [write_run(tmp_path, "tight-a", "s,f,finding,10,9.9,10.1,5,c,,,"),
+            write_run(tmp_path, "tight-b", "s,f,finding,12,11.9,12.1,5,c,,,")]
+    runs += [write_run(tmp_path, f"wide-{i}", f"s,f,finding,11,1,21,5,c,,,") for i in range(4)]
+    rows = pd.concat([between_runs.timed_rows(r) for r in runs], ignore_index=True)
+    row = between_runs.levels(rows).iloc[0]
+    assert row["between_sd"] < row["within_se"]  # the method of moments with equal weights: tau 0
+    assert row["tau"] == pytest.approx(1.41, abs=0.05)  # the two tight runs are 2 apart: sd sqrt(2)
+    assert row["pairs_apart"] == 1
+
+
+def test_a_ratio_is_estimated_on_the_log_scale(between_runs, tmp_path):
+    """A ratio moves by a factor between runs: runs at 10x and 40x, each +-1%, give tau near
+    log(4) / sqrt(2) on the log scale, and the row says so."""
+    criterion = "q: 95% bootstrap CI of the ratio inside >= 9.92, >= 5 repeats"
+    runs = [write_run(tmp_path, name, f's,f,finding,{x},{x * 0.99},{x * 1.01},5,"{criterion}",,,')
+            for name, x in (("a", 10.0), ("b", 40.0))]
+    rows = pd.concat([between_runs.timed_rows(r) for r in runs], ignore_index=True)
+    row = between_runs.levels(rows, min_runs=2).iloc[0]
+    assert row["scale"] == "log"
+    assert row["tau"] == pytest.approx(math.log(4) / math.sqrt(2), rel=0.01)
+
+
+def test_rejudge_reads_each_committed_runs_own_interval_and_says_what_moved():
+    """benchmarks/rejudge_for_reruns.py on the committed pair quick-n / quick-o: the intervals the
+    runs printed are apart for the two timed findings `dbrepro compare` named, and each rejudged
+    interval holds the run's own one."""
+    import subprocess
+    import sys
+
+    root = SCRIPT.parents[1]
+    runs = [root / "reference" / "runs" / name for name in ("quick-n", "quick-o")]
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "rejudge_for_reruns.py"), *map(str, runs)],
+                          capture_output=True, text=True, check=True)
+    assert "intervals apart: 2 as run" in done.stdout
+    spec = importlib.util.spec_from_file_location("rejudge", root / "benchmarks" / "rejudge_for_reruns.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table = module.rejudge(runs[1])
+    row = table.set_index("id").loc["speedup_stripped_vs_flushing"]
+    assert row["was"] == "inconclusive"  # widened at the run: "(within the run alone: yes)"
+    assert row["now_low"] <= 14.79 and row["now_high"] >= 19.79  # its own interval [14.79, 19.79] inside
+    assert row["now"] in ("yes", "inconclusive")  # widening only weakens the run's own yes

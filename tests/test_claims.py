@@ -404,7 +404,28 @@ def test_the_committed_between_run_estimates_match_current_criteria(cc):
         criteria = cc.load_criteria(study)
         for row_id, estimate in criteria.between_runs.items():
             assert row_id.split("@")[0] in criteria.claims, (study, row_id)
-            assert estimate["tau"] >= 0 and estimate["runs"] >= 3
+            assert estimate["tau"] >= 0 and estimate["runs"] >= 2
+            effect = criteria.claims[row_id.split("@")[0]].get("effect")
+            assert estimate.get("scale", "linear") in ("linear", cc.effect_scale(effect)), (study, row_id)
+
+
+def test_a_ratio_is_widened_on_the_log_scale_and_stays_positive(cc):
+    """E1's step 10 / step 0 read [-3.27, 36.61] when widened on the ratio itself; on its log the
+    interval is a factor either side and stays above zero."""
+    criteria = cc.load_criteria("looking_glass")
+    c = criteria["speedup_stripped_vs_flushing"]
+    outcome = cc.Outcome("yes", 16.58, 14.79, 19.79, repeats=6, pairing="paired within duets")
+    digest = cc.criterion_digest(c.text_of_criterion())
+    criteria.between_runs = {c.id: {"tau": 0.35, "runs": 8, "criterion_sha": digest, "scale": "log"}}
+    [wide] = cc.widen_for_reruns([cc.ClaimResult(c, "x", outcome)], criteria)
+    z = cc.z_of(cc.JUDGING.confidence)
+    h_low = math.sqrt(math.log(16.58 / 14.79) ** 2 + (z * 0.35) ** 2)
+    assert math.isclose(wide.outcome.ci_low, 16.58 * math.exp(-h_low)) and wide.outcome.ci_low > 0
+    assert wide.outcome.ci_high > 16.58 * math.exp(z * 0.35)
+    assert "on the log of the ratio" in wide.outcome.pairing
+    # A percentage change: the log of 1 + change/100, so the interval stays above -100%.
+    assert cc.from_scale(cc.to_scale(-96.5, "log_pct"), "log_pct") == pytest.approx(-96.5)
+    assert math.isnan(cc.to_scale(-100.0, "log_pct")) and math.isnan(cc.to_scale(0.0, "log"))
 
 def test_setting_notes_are_filled_from_the_runs_own_config(cc):
     """A setting note names what this run ran, from its config, not a profile's words (issue 41, item 7)."""

@@ -232,6 +232,36 @@ def criterion_digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
+# The scale a timed effect's between-run spread is estimated on and added on (benchmarks/between_runs.py,
+# widen_for_reruns). A ratio of two positive rates moves by a factor between runs (a slower disk or
+# CPU scales the arm it slows), so its log; a percentage change is such a ratio minus one, so the log
+# of 1 + change/100. Anything else (slopes, differences of points) as it is. On the log scale a
+# widened ratio interval stays positive (on the linear one, E1's step 10 / step 0 read [-3.3, 36.6]).
+EFFECT_SCALES = {"ratio": "log", "pct_change": "log_pct"}
+SCALES = ("linear", "log", "log_pct")
+
+
+def effect_scale(effect: str | None) -> str:
+    return EFFECT_SCALES.get(effect or "", "linear")
+
+
+def to_scale(x: float, scale: str) -> float:
+    """x on `scale` (nan where x is outside the scale's domain: a ratio <= 0, a change <= -100%)."""
+    if scale == "log":
+        return math.log(x) if x > 0 else math.nan
+    if scale == "log_pct":
+        return math.log1p(x / 100.0) if x > -100.0 else math.nan
+    return float(x)
+
+
+def from_scale(y: float, scale: str) -> float:
+    if scale == "log":
+        return math.exp(y)
+    if scale == "log_pct":
+        return 100.0 * math.expm1(y)
+    return float(y)
+
+
 def between_run_estimates(study: str, path: Path) -> dict:
     """`study`'s between-run estimates (workflows/claims/between_runs.yaml, written by
     benchmarks/between_runs.py), {row id: {tau, runs, within_se, source, criterion_sha}}; none where
@@ -244,6 +274,8 @@ def between_run_estimates(study: str, path: Path) -> dict:
         tau = estimate.get("tau")
         if isinstance(tau, bool) or not isinstance(tau, (int, float)) or tau < 0 or not estimate.get("criterion_sha"):
             raise ValueError(f"{path}: {study}/{row_id}: an estimate needs tau >= 0 and criterion_sha")
+        if estimate.get("scale", "linear") not in SCALES:
+            raise ValueError(f"{path}: {study}/{row_id}: scale {estimate['scale']!r} (allowed: {', '.join(SCALES)})")
     return found
 
 
@@ -957,11 +989,15 @@ def claims_markdown(results: Sequence[ClaimResult], criteria: Criteria, preamble
     return "\n".join(lines) + "\n"
 
 
+SCALE_WORDS = {"linear": "", "log": " on the log of the ratio", "log_pct": " on the log of 1 + change/100"}
+
+
 def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list[ClaimResult]:
     """Each timed claim's interval widened by the spread between runs that its own repeats cannot
     see (tau, workflows/claims/between_runs.yaml, estimated from committed runs judged by the same
-    criterion): each side's half-width h becomes sqrt(h^2 + (1.96 tau)^2), so that the interval a
-    run prints covers what a rerun on another machine of this kind measures. The verdict is judged
+    criterion): each side's half-width h becomes sqrt(h^2 + (1.96 tau)^2), on the estimate's scale
+    (the log of a ratio, EFFECT_SCALES), so that the interval a run prints covers what a rerun on
+    another machine of this kind measures. The verdict is judged
     again on the wider interval and may only weaken (yes or no to inconclusive), never strengthen.
     A claim with no estimate for its current criterion keeps its interval and says so."""
     out = []
@@ -978,13 +1014,18 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list
             out.append(replace(result, outcome=o))
             continue
         tau = float(estimate["tau"])
+        scale = estimate.get("scale", "linear")
+        value, own_low, own_high = (to_scale(x, scale) for x in (o.value, o.ci_low, o.ci_high))
+        if not all(map(math.isfinite, (value, own_low, own_high))):  # outside the log's domain: as it is
+            scale, value, own_low, own_high = "linear", o.value, o.ci_low, o.ci_high
         extra = (z_of(JUDGING.confidence) * tau) ** 2
-        low = o.value - math.sqrt((o.value - o.ci_low) ** 2 + extra)
-        high = o.value + math.sqrt((o.ci_high - o.value) ** 2 + extra)
+        low = from_scale(value - math.sqrt((value - own_low) ** 2 + extra), scale)
+        high = from_scale(value + math.sqrt((own_high - value) ** 2 + extra), scale)
         widened = judge_interval(low, high, c.band)
         verdict = o.reproduced if widened == o.reproduced else "inconclusive"
         note = (f"widened for reruns: the repeats' interval [{o.ci_low:.4g}, {o.ci_high:.4g}] with the between-run "
-                f"spread tau {tau:.4g} ({estimate['runs']} runs, {estimate.get('source', BETWEEN_RUNS_FILE)})")
+                f"spread tau {tau:.4g}{SCALE_WORDS[scale]} ({estimate['runs']} runs, "
+                f"{estimate.get('source', BETWEEN_RUNS_FILE)})")
         reason = o.reason
         if verdict != o.reproduced:
             reason = (f"the {level_text()} interval widened for reruns [{low:.4g}, {high:.4g}] straddles {band_text(c.band)} "
