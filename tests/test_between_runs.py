@@ -49,14 +49,14 @@ def test_a_widened_run_contributes_its_own_interval_at_its_looks_coverage(betwee
 
 
 def test_runs_are_weighted_by_their_own_precision(between_runs, tmp_path):
-    """Two tight runs far apart beside wide ones: equal weights would hide the spread, DL's do not."""
+    """Two tight runs far apart beside wide ones: equal weights would hide the spread."""
     runs = [write_run(tmp_path, "tight-a", "s,f,finding,10,9.9,10.1,5,c,,,"),
             write_run(tmp_path, "tight-b", "s,f,finding,12,11.9,12.1,5,c,,,")]
     runs += [write_run(tmp_path, f"wide-{i}", f"s,f,finding,11,1,21,5,c,,,") for i in range(4)]
     rows = pd.concat([between_runs.timed_rows(r) for r in runs], ignore_index=True)
     row = between_runs.levels(rows).iloc[0]
     assert row["between_sd"] < row["within_se"]  # the method of moments with equal weights: tau 0
-    assert row["tau"] == pytest.approx(1.41, abs=0.05)  # the two tight runs are 2 apart: sd sqrt(2)
+    assert row["tau"] > 0.5  # the two tight runs are 2 apart (sd 1.4); equal weights read 0
     assert row["pairs_apart"] == 1
 
 
@@ -92,3 +92,17 @@ def test_rejudge_reads_each_committed_runs_own_interval_and_says_what_moved():
     assert row["was"] == "inconclusive"  # widened at the run: "(within the run alone: yes)"
     assert row["now_low"] <= 14.79 and row["now_high"] >= 19.79  # its own interval [14.79, 19.79] inside
     assert row["now"] in ("yes", "inconclusive")  # widening only weakens the run's own yes
+
+
+def test_paule_mandel_counts_runs_far_from_the_tight_ones(between_runs):
+    """Ten tight runs near 2 and two wide ones at 21 and 46 (E4's spread_over_q_constant): fixed
+    weights 1 / se^2 let the tight runs decide the mean and read tau ~1.4; Paule-Mandel's weights
+    take tau in and read it near the spread the runs show."""
+    effects = [3.8, 2.4, 1.8, 3.5, 1.3, 2.9, 1.9, 2.6, 2.1, 2.4, 45.9, 21.3]
+    se = [1.75, 0.65, 0.40, 0.57, 0.61, 0.83, 0.59, 0.56, 0.58, 3.76, 9.0, 4.29]
+    tau = between_runs.paule_mandel(effects, se)
+    assert 8 < tau < 14
+    w = [1 / (s ** 2 + tau ** 2) for s in se]  # the estimating equation holds at it
+    mean = sum(wi * y for wi, y in zip(w, effects)) / sum(w)
+    assert sum(wi * (y - mean) ** 2 for wi, y in zip(w, effects)) == pytest.approx(len(effects) - 1, rel=1e-6)
+    assert between_runs.paule_mandel([1.0, 1.1, 0.9], [1.0, 1.0, 1.0]) == 0.0  # less spread than their se
