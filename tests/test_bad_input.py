@@ -88,6 +88,8 @@ def changed(config, path: str, value):
         ("looking_glass.ladder.steps", [12], "looking_glass.ladder.steps.0", "greater than the maximum of 11"),
         ("key_cache.segments", [1, 2], "key_cache.segments", "0 = off, required"),
         ("quantum.quanta_ms", [10], "quantum.quanta_ms", "is too short"),
+        # the memory workload compares its fewest and most: without a list of its own, this one needs two
+        ("quantum.sessions_per_cpu", [5], "quantum.sessions_per_cpu", "is too short"),
         # unknown settings (typos), at every level
         ("repeat", 2, "", "unknown setting 'repeat' (allowed: profile, repeats, results_dir, variation, timed_runs_alone,"),
         ("tpcc.warehouse", [1], "tpcc", "unknown setting 'warehouse' (allowed: warehouses, variants,"),
