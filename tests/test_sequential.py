@@ -72,14 +72,15 @@ def test_a_look_judges_on_the_split_level_and_says_so():
         assert "97.5% CI" in at975.reason
 
 
-def entry(reproduced, reason="", role="finding", timed=True, value=1.2, tau=None, band=None):
+def entry(reproduced, reason="", role="finding", timed=True, value=1.2, tau=None, band=None, low=0.97, scale=""):
     return {"role": role, "timed": timed, "band": band or {"min": 1.0}, "ours": f"ours {reproduced}",
-            "outcome": {"reproduced": reproduced, "value": value, "ci_low": 0.9, "ci_high": 1.5, "repeats": 5,
+            "outcome": {"reproduced": reproduced, "value": value, "ci_low": low, "ci_high": 1.5, "repeats": 5,
                         "reason": reason, "pairing": "paired by repeat", "cells_dropped": 0, "seeds": [],
-                        "within_low": None, "within_high": None, "between_sd": tau, "look": 1}}
+                        "within_low": None, "within_high": None, "between_sd": tau, "between_scale": scale,
+                        "look": 1}}
 
 
-STRADDLES = "the 97.5% CI [0.9, 1.5] straddles >= 1"
+STRADDLES = "the 97.5% CI [0.97, 1.5] straddles >= 1"
 
 
 def test_open_findings_get_more_repeats_and_decided_ones_stay_decided():
@@ -203,3 +204,21 @@ def test_a_look_after_one_that_added_nothing_judges_nothing_again(tmp_path):
     assert record["look"] == 1 and record["same_as_look"] == 1 and record["extend"] == {}
     assert record["decided"] == previous["decided"]
     assert json.loads((tmp_path / "look2.json").read_text()) == record
+
+
+def test_a_look_spends_only_where_its_repeats_can_be_expected_to_decide():
+    """1.2 with its repeats' interval 0.23 below it, band >= 1: 2 more repeats (5 -> 7) shrink that
+    side to about 0.23 sqrt(5/7) = 0.19, inside the 0.2 to the band: open. At 0.30 below, about
+    0.25: not to be expected, left open without repeats. At look 2 of 2 no repeats are left to
+    project, and the between-run floor alone decides."""
+    z = cc.z_of(0.975)
+    near, far = entry("inconclusive", STRADDLES, low=0.97), entry("inconclusive", STRADDLES, low=0.90)
+    assert seq.open_reason(near, 0.975, 2) == (True, STRADDLES)
+    is_open, why = seq.open_reason(far, 0.975, 2)
+    assert not is_open and "cannot be expected" in why and "+-0.254" in why
+    assert seq.open_reason(far, 0.975, 0)[0]
+    # On the log scale (a ratio's tau): 1.2 vs >= 1 is log(1.2) = 0.182 away; a tau of 0.1 leaves
+    # z 0.1 = 0.224 beyond it, where the same tau read on the ratio itself would not.
+    is_open, why = seq.open_reason(entry("inconclusive", STRADDLES, tau=0.1, scale="log"), 0.975, 2)
+    assert not is_open and "between-run part" in why and "on the log of the ratio" in why and z * 0.1 > math.log(1.2)
+    assert seq.open_reason(entry("inconclusive", STRADDLES, tau=0.08), 0.975, 0)[0]  # linear: 0.18 < 0.2

@@ -343,6 +343,7 @@ class Outcome:
     within_low: float = math.nan  # widened for reruns (widen_for_reruns): the repeats' own interval
     within_high: float = math.nan
     between_sd: float = math.nan  # the between-run spread (tau) it was widened by
+    between_scale: str = ""  # the scale tau is on (EFFECT_SCALES: "log" for a ratio), "" where not widened
     look: int | None = None  # timed: the look its verdict comes from (sequential.yaml; 1 without extra looks)
 
 
@@ -1033,7 +1034,8 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria) -> list
         elif verdict != "yes":
             reason = reason.replace(f"[{o.ci_low:.4g}, {o.ci_high:.4g}]", f"[{low:.4g}, {high:.4g}]")
         o = replace(o, reproduced=verdict, ci_low=low, ci_high=high, reason=reason,
-                    within_low=o.ci_low, within_high=o.ci_high, between_sd=tau, pairing=f"{o.pairing}; {note}")
+                    within_low=o.ci_low, within_high=o.ci_high, between_sd=tau, between_scale=scale,
+                    pairing=f"{o.pairing}; {note}")
         out.append(replace(result, outcome=o))
     return out
 

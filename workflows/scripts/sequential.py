@@ -7,8 +7,12 @@ A look judges a study's claims on the repeats run so far, every interval at the 
 there (yes or no) stays decided; one whose interval still straddles its band (or that has
 too few repeats) is open, and the grids it reads get `repeats_per_look` more repeats before
 the next look, unless the profile's time for extra repeats would be passed. A finding that
-more repeats cannot decide (its interval's between-run part alone, 1.96 tau at 95%, is wider
-than its distance to the band) is left open without spending on it.
+the next look's repeats cannot be expected to decide is left open without spending on them:
+its interval's between-run part alone (z tau) reaches the band, or the half-width it would
+have with them (its repeats' part shrinking as 1 / sqrt(repeats), the between-run part as it
+is) still does. Both on the scale its tau is on (the log of a ratio: claims_common.
+EFFECT_SCALES). Leaving a finding open never changes a look's level (Bonferroni over the
+planned looks holds whichever are taken); it only keeps the time for findings it can close.
 
 The workflow (workflows/sequential.smk) runs this through two checkpoints:
 sequential_makeups.py and sequential_look.py.
@@ -144,11 +148,12 @@ def _finite(value) -> bool:
     return value is not None and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def open_reason(entry: dict, confidence: float) -> tuple[bool, str]:
+def open_reason(entry: dict, confidence: float, more_repeats: int = 0) -> tuple[bool, str]:
     """Whether one claim (an entry of write_claims' outcomes) is open: a timed finding, inconclusive
-    because its interval straddles the band or its repeats are too few, that more repeats can still
-    decide (its between-run part alone does not reach the band). The reason in words."""
-    from claims_common import too_small_to_judge, z_of
+    because its interval straddles the band or its repeats are too few, that `more_repeats` more
+    repeats can be expected to decide: neither its between-run part alone nor the half-width it
+    would have with them reaches the band (0 more: the between-run part only). The reason in words."""
+    from claims_common import SCALE_WORDS, to_scale, too_small_to_judge, z_of
 
     outcome = entry["outcome"]
     if entry["role"] != "finding" or not entry["timed"]:
@@ -156,16 +161,35 @@ def open_reason(entry: dict, confidence: float) -> tuple[bool, str]:
     if outcome["reproduced"] != "inconclusive":
         return False, outcome["reproduced"]
     reason = str(outcome.get("reason", ""))
-    if not ("straddles" in reason or too_small_to_judge(reason)):
+    too_few = too_small_to_judge(reason)  # no interval to project: more repeats are what it needs
+    if not ("straddles" in reason or too_few):
         return False, f"inconclusive for a reason repeats cannot change: {reason}"
     tau, value = outcome.get("between_sd"), outcome.get("value")
+    tau = float(tau) if _finite(tau) else 0.0
+    scale = outcome.get("between_scale") or "linear"
     bounds = [entry["band"][k] for k in ("min", "max", "above", "below") if k in entry["band"]]
-    if _finite(tau) and tau > 0 and _finite(value) and bounds:
-        needed = min(abs(value - b) for b in bounds)
-        floor = z_of(confidence) * tau
-        if floor >= needed:
-            return False, (f"more repeats cannot decide it: the between-run part of its interval alone "
-                           f"(+-{floor:.3g}) reaches the band ({needed:.3g} away)")
+    if not (_finite(value) and bounds):
+        return True, reason
+    at = lambda x: to_scale(float(x), scale)
+    if not all(math.isfinite(at(x)) for x in [value, *bounds]):
+        scale, at = "linear", float
+    nearest = min(bounds, key=lambda b: abs(at(value) - at(b)))
+    needed = abs(at(value) - at(nearest))
+    words = SCALE_WORDS[scale]
+    floor = z_of(confidence) * tau
+    if floor >= needed:
+        return False, (f"more repeats cannot decide it: the between-run part of its interval alone "
+                       f"(+-{floor:.3g}{words}) reaches the band ({needed:.3g} away)")
+    low = outcome.get("within_low") if _finite(outcome.get("within_low")) else outcome.get("ci_low")
+    high = outcome.get("within_high") if _finite(outcome.get("within_high")) else outcome.get("ci_high")
+    repeats = outcome.get("repeats")
+    if more_repeats > 0 and not too_few and _finite(low) and _finite(high) and _finite(repeats) and repeats > 0:
+        own = (at(value) - at(low)) if at(nearest) < at(value) else (at(high) - at(value))
+        if math.isfinite(own) and own > 0:
+            expected = math.hypot(own * math.sqrt(repeats / (repeats + more_repeats)), floor)
+            if expected >= needed:
+                return False, (f"{more_repeats} more repeats cannot be expected to decide it: with them its "
+                               f"half-width would be about +-{expected:.3g}{words}, the band is {needed:.3g} away")
     return True, reason
 
 
@@ -189,7 +213,8 @@ def decide_look(look: int, plan: Plan, outcomes: dict, previous: dict | None, gr
     for row_id, entry in sorted(outcomes.items()):
         if row_id in decided:
             continue
-        is_open, why = open_reason(entry, plan.confidence_per_look)
+        is_open, why = open_reason(entry, plan.confidence_per_look,
+                                   plan.repeats_per_look if look < plan.looks else 0)
         if is_open:
             open_ids.append(row_id)
         elif entry["role"] == "finding" and entry["timed"]:
