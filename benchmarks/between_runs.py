@@ -64,9 +64,13 @@ import sys
 from pathlib import Path
 from statistics import NormalDist
 
+import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflows" / "scripts"))
+import claims_common as cc  # noqa: E402  (the scales and criteria the evaluator uses)
+
 Z = 1.959964  # the two-sided 95% normal quantile, as the intervals are 95%
 LEFT_OUT = ("hog", "trial")
 COLUMNS = ["study", "id", "role", "runs", "run_names", "scale", "mean_effect", "between_sd", "within_se", "tau",
@@ -110,9 +114,6 @@ _EFFECT = re.compile(r"CI of the (\S+) inside")
 def scale_of(criterion: str, group: pd.DataFrame) -> str:
     """The criterion's effect's scale (claims_common.effect_scale), linear where a run's effect or
     interval lies outside the log's domain."""
-    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-    import claims_common as cc
-
     match = _EFFECT.search(criterion)
     scale = cc.effect_scale(match.group(1) if match else None)
     values = pd.concat([group["effect"], group["own_low"], group["own_high"]])
@@ -124,8 +125,6 @@ def scale_of(criterion: str, group: pd.DataFrame) -> str:
 def paule_mandel(effects, se) -> float:
     """tau: the between-run standard deviation beyond each run's own se (Paule and Mandel), found
     by bisection on tau^2, where the weighted spread falls as tau^2 grows."""
-    import numpy as np
-
     effects, se = np.asarray(effects, dtype=float), np.maximum(np.asarray(se, dtype=float), 1e-12)
 
     def excess(tau2: float) -> float:
@@ -145,9 +144,6 @@ def paule_mandel(effects, se) -> float:
 
 
 def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
-    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-    import claims_common as cc
-
     out = []
     for (study, claim, criterion), group in rows.groupby(["study", "id", "criterion"], sort=True):
         group = group.drop_duplicates("run")
@@ -175,9 +171,6 @@ def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
 def criteria_estimates(table: pd.DataFrame, source: str) -> dict:
     """{study: {id: {tau, runs, within_se, source}}} for the claims whose current criterion text
     is the one the runs were judged by (a changed criterion has no estimate until runs judge it)."""
-    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-    import claims_common as cc
-
     out: dict = {}
     for study, rows in table.groupby("study", sort=True):
         criteria = cc.load_criteria(study)

@@ -46,13 +46,23 @@ def number(value) -> float:
 
 
 def rejudge(folder: Path) -> pd.DataFrame:
+    try:
+        return _rejudge(folder)
+    finally:
+        cc.JUDGING.confidence = cc.CONFIDENCE  # each row sets its own level
+
+
+def _rejudge(folder: Path) -> pd.DataFrame:
     out = []
+    criteria_of: dict = {}
     for path in sorted(folder.glob("tables/*/findings.csv")):
         frame = pd.read_csv(path, keep_default_na=False)
         for row in frame.itertuples():
             if not str(row.repeats).strip() or row.reproduced == cc.NOT_JUDGED:
                 continue
-            criteria = cc.load_criteria(row.study)
+            if row.study not in criteria_of:
+                criteria_of[row.study] = cc.load_criteria(row.study)
+            criteria = criteria_of[row.study]
             c = criteria.claims.get(row.id)
             if c is None or not c.timed:
                 continue
@@ -73,7 +83,6 @@ def rejudge(folder: Path) -> pd.DataFrame:
             out.append({**record, "now": o.reproduced, "now_low": o.ci_low, "now_high": o.ci_high,
                         "tau": estimate.get("tau", math.nan), "scale": estimate.get("scale", ""),
                         "note": "" if estimate else "no estimate for this criterion"})
-    cc.JUDGING.confidence = cc.CONFIDENCE
     return pd.DataFrame(out)
 
 
