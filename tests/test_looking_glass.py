@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dbrepro import looking_glass, read_record
+from dbrepro import callgrind, looking_glass, read_record
 from dbrepro.result import RunResult
 from workflow_helpers import check_claims_table, job_count, profile, snakemake, target_dry_run, waits_for, whole_dry_run
 
@@ -197,6 +197,11 @@ def test_smoke_profile_end_to_end(smoke_run, repo):
         assert column in instructions.columns
     assert sorted(instructions["step"].unique()) == STEPS
     assert len(instructions) == len(STEPS) * len(TXN_TYPES) * len(looking_glass.PHASES)
+    # A callgrind cycle estimate names the caches it simulated (valgrind reads them off the host).
+    estimated = instructions[instructions["cycles_source"] == "estimated"]
+    if (instructions["backend"] == "callgrind").all():
+        assert len(estimated) > 0
+    assert estimated["simulated_caches"].str.match(r"I1 \d+ B, .*; D1 \d+ B, .*; LL \d+ B, ").all()
 
     ladder = pd.read_csv(tables / "ladder.csv")
     # Step 10 runs in a duet with each of 11, 2 and 0 (its claimed ratios), three runs a repeat;
@@ -254,6 +259,33 @@ def totals(counts) -> dict[tuple[int, str], float]:
 def removed_share(totals, txn_type: str, first: int, last: int) -> float:
     """Share of the step-0 instructions that steps first..last take off."""
     return (totals[(first - 1, txn_type)] - totals[(last, txn_type)]) / totals[(0, txn_type)]
+
+
+def test_callgrind_output_names_the_caches_it_simulated():
+    text = "\n".join([
+        "version: 1", "creator: callgrind-3.19.0",
+        "desc: I1 cache: 32768 B, 64 B, 8-way associative",
+        "desc: D1 cache: 49152 B, 64 B, 12-way associative",
+        "desc: LL cache: 268435456 B, 64 B, direct-mapped",
+        "desc: Timerange: Basic block 0 - 28956", "desc: Trigger: Program termination",
+        "events: Ir I1mr", "fn=(1) main", "1 10 1", "summary: 10 1",
+    ])
+    parsed = callgrind.parse_output(text)
+    assert parsed.simulated_caches() == {
+        "I1": "32768 B, 64 B, 8-way associative",
+        "D1": "49152 B, 64 B, 12-way associative",
+        "LL": "268435456 B, 64 B, direct-mapped",
+    }
+    assert parsed.totals == {"Ir": 10, "I1mr": 1} and parsed.functions["main"] == {"Ir": 10, "I1mr": 1}
+    without = callgrind.parse_output("events: Ir\nfn=(1) main\n1 10\nsummary: 10\n")
+    assert without.simulated_caches() == {}
+
+
+def test_a_cycle_estimate_records_the_caches_it_simulated():
+    count = looking_glass.count_instructions(10, "payment", transactions=20, cycles=True, backend="callgrind")
+    caches = count.result.metrics["simulated_caches"]
+    assert set(caches) == {"I1", "D1", "LL"} and all(value.split()[1] == "B," for value in caches.values())
+    assert count.result.metrics["cycles_source"].startswith("estimated")
 
 
 def test_callgrind_counts_are_deterministic():

@@ -39,6 +39,14 @@ class Profile:
     # (caller, callee) -> inclusive cost of those calls
     calls: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     stdout: str = ""  # what the profiled program printed
+    # callgrind's `desc:` lines: with cache simulation, the caches it simulated
+    # ("I1 cache" -> "32768 B, 64 B, 8-way associative"), read from the host's CPUID
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+    def simulated_caches(self) -> dict[str, str]:
+        """The cache geometry a cache-simulated run used (I1, D1, LL), {} without simulation."""
+        return {name.removesuffix(" cache"): value for name, value in self.descriptions.items()
+                if name.endswith(" cache")}
 
     def inclusive_costs(self, pattern: str) -> dict[str, int]:
         """Summed inclusive costs of the functions whose names match `pattern` (a regex).
@@ -113,6 +121,7 @@ def parse_output(text: str) -> Profile:
     names: dict[str, str] = {}  # compressed "(id)" -> function name
     functions: dict[str, dict[str, int]] = {}
     totals: dict[str, int] = {}
+    descriptions: dict[str, str] = {}
     current: dict[str, int] | None = None
     current_name = ""
     callee = ""
@@ -154,11 +163,14 @@ def parse_output(text: str) -> Profile:
             callee = function_name(value)
         elif key == "calls":
             call_cost_next = True
+        elif line.startswith("desc:"):
+            name, _, value = line[len("desc:"):].partition(":")
+            descriptions[name.strip()] = value.strip()
         elif line.startswith("events:"):
             events = line.split(":", 1)[1].split()
         elif line.startswith("summary:") or line.startswith("totals:"):
             totals = dict(zip(events, (int(v) for v in line.split(":", 1)[1].split())))
-    return Profile(events=events, totals=totals, functions=functions, calls=calls)
+    return Profile(events=events, totals=totals, functions=functions, calls=calls, descriptions=descriptions)
 
 
 def estimated_cycles(costs: dict[str, int]) -> int | None:

@@ -17,7 +17,7 @@ from dbrepro.records import load_result
 
 COLUMNS = [
     "step", "label", "component", "txn_type", "phase", "instructions", "cycles", "backend",
-    "cycles_source", "stack", "page_size", "transactions", "warehouses", "seed",
+    "cycles_source", "simulated_caches", "stack", "page_size", "transactions", "warehouses", "seed",
 ]
 
 
@@ -26,6 +26,14 @@ def _cycles_source(metrics) -> str:
     if not source:
         return "not counted"
     return source.split(":")[0]  # "estimated" or "measured"
+
+
+def _simulated_caches(metrics) -> str:
+    """The caches callgrind simulated for an estimated count ("I1 32768 B, 64 B, 8-way associative; ..."):
+    valgrind reads them off the host, so two machines' cycle estimates differ with them. Empty for
+    measured or no cycles, and for records written before they were kept."""
+    caches = metrics.get("simulated_caches") or {}
+    return "; ".join(f"{name} {value}" for name, value in caches.items())
 
 
 def rows(paths) -> pd.DataFrame:
@@ -40,6 +48,7 @@ def rows(paths) -> pd.DataFrame:
         frame["label"] = ladder[step]["label"]
         frame["component"] = ladder[step]["component"]
         frame["cycles_source"] = _cycles_source(result.metrics)
+        frame["simulated_caches"] = _simulated_caches(result.metrics)
         frame["page_size"] = result.metrics.get("page_size")
         frame["transactions"] = frame.pop("attempted")
         frame["warehouses"] = result.config["warehouses"]
