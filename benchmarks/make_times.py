@@ -12,6 +12,11 @@ runs) or `make repro PROFILE=...`. What the machine already had (Debian
 packages, pip's and ccache's caches) is said in the `note` column: a fresh
 clone on a machine that has built before is what a returning contributor
 sees; a new machine costs more (the packages downloaded).
+
+The VMs of this kind differ several-fold in speed, so each row also carries
+`ref_loop_s`: the best of five runs of one fixed single-threaded Python loop
+(10 million iterations), timed just before the steps. Two rows' times compare
+only as far as their `ref_loop_s` do.
 """
 from __future__ import annotations
 
@@ -27,7 +32,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-COLUMNS = ["command", "step", "seconds", "exit", "load_before", "load_after", "commit", "machine", "date", "note"]
+COLUMNS = ["command", "step", "seconds", "exit", "load_before", "load_after", "commit", "machine", "date", "note",
+           "ref_loop_s"]
+REFERENCE_LOOP = "import time\nt = time.perf_counter()\nx = 0\nfor i in range(10_000_000):\n    x += i * i % 7\n" \
+                 "print(time.perf_counter() - t)"
 
 
 def load_average() -> float:
@@ -39,6 +47,13 @@ def cpu_model() -> str:
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine()
+
+
+def reference_loop_seconds(runs: int = 5) -> float:
+    """The machine's speed at one fixed piece of single-threaded work: the best of `runs` timings."""
+    times = [float(subprocess.run([sys.executable, "-c", REFERENCE_LOOP], capture_output=True, text=True,
+                                  check=True).stdout) for _ in range(runs)]
+    return round(min(times), 3)
 
 
 def caches() -> str:
@@ -75,7 +90,9 @@ def main(argv=None) -> int:
         steps += [("workflow", ["make", "repro", f"PROFILE={args.profile}"])]
     rows, total, code = [], 0.0, 0
     stamp = {"commit": commit, "machine": f"{cpu_model()}, {os.cpu_count()} CPUs",
-             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "note": note}
+             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "note": note,
+             "ref_loop_s": reference_loop_seconds()}
+    print(f"reference loop {stamp['ref_loop_s']:.3f} s (best of 5)", flush=True)
     log_path = clone / "make-times.log"
     try:
         with log_path.open("w") as log:
