@@ -85,12 +85,12 @@ def main() -> int:
     parser.add_argument("--transactions", type=int, default=200)
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    if callgrind.available():
-        print(callgrind.available(), file=sys.stderr)
-        return 1
     if args.step < (0 if args.seeds else 1) or args.step > looking_glass.OPTIMAL_STEP or args.transactions < 1:
         parser.error(f"--step must be within the ladder (0..{looking_glass.OPTIMAL_STEP}; 1.. without --seeds) "
                      "and --transactions >= 1")
+    if callgrind.available():
+        print(callgrind.available(), file=sys.stderr)
+        return 1
     if args.seeds:
         seed_a, seed_b = args.seeds
         before = self_costs(args.step, args.txn, args.transactions, seed_a)

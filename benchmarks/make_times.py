@@ -34,8 +34,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS = ["command", "step", "seconds", "exit", "load_before", "load_after", "commit", "machine", "date", "note",
            "ref_loop_s"]
-REFERENCE_LOOP = "import time\nt = time.perf_counter()\nx = 0\nfor i in range(10_000_000):\n    x += i * i % 7\n" \
-                 "print(time.perf_counter() - t)"
+REFERENCE_LOOP = """
+import time
+t = time.perf_counter()
+x = 0
+for i in range(10_000_000):
+    x += i * i % 7
+print(time.perf_counter() - t)
+"""
 
 
 def load_average() -> float:
