@@ -11,6 +11,7 @@ import shlex
 
 from snakemake.utils import min_version
 
+from dbrepro.studies import STUDIES
 from dbrepro.workflow_config import validate as validate_config
 
 min_version("8.0")
@@ -36,12 +37,12 @@ include: "workflows/common.smk"
 # Timed grids that may run more repeats than planned (makeups, sequential looks).
 include: "workflows/sequential.smk"
 include: "workflows/report.smk"
-include: "workflows/tpcc.smk"
-include: "workflows/looking_glass.smk"
-include: "workflows/key_cache.smk"
-include: "workflows/openedge.smk"
-include: "workflows/quantum.smk"
-include: "workflows/fifo_cache.smk"
+# Each study's rules, in the registry's order (dbrepro.studies: the one list of studies).
+for _study in STUDIES:
+
+    include: _study.rules
+
+
 # Every study's figures, claims and repeat barriers, from what each registered above.
 include: "workflows/figures.smk"
 include: "workflows/repeats.smk"

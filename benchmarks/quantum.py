@@ -19,17 +19,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import yaml
 
 from dbrepro import quantum
+from dbrepro.quantum_sizing import session_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "workflows" / "scripts"))
-from quantum_sizing import session_seconds  # noqa: E402
 
 SESSIONS_PER_CPU = (1, 5, 10, 15)
 

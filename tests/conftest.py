@@ -33,15 +33,11 @@ def repo() -> Path:
 
 
 @pytest.fixture(scope="session")
-def cc():
-    """The workflow's claims evaluator, workflows/scripts/claims_common.py."""
-    scripts = str(Path(__file__).resolve().parents[1] / "workflows" / "scripts")
-    sys.path.insert(0, scripts)
-    try:
-        import claims_common
-    finally:
-        sys.path.remove(scripts)
-    return claims_common
+def vd():
+    """The verdict package, dbrepro.verdicts."""
+    from dbrepro import verdicts
+
+    return verdicts
 
 
 @pytest.fixture(scope="session")

@@ -23,8 +23,10 @@ import itertools
 import re
 from pathlib import Path
 
+from dbrepro import studies
+
 REPO = Path(__file__).resolve().parents[1]
-STUDIES = ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "tpcc")
+STUDIES = studies.names()  # dbrepro.studies
 PROFILES = tuple(sorted(p.stem for p in (REPO / "config").glob("*.yaml")))
 DOCS = (REPO / "README.md", REPO / "ARTIFACT.md", *sorted((REPO / "docs").glob("*.md")))
 RUN_PREFIX = re.compile(r"^results/(?:(?:<[^>/]+>|quick|smoke|full|latest|[a-z]+\+<[^>]+>)/)?")

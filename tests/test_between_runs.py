@@ -1,7 +1,7 @@
-"""benchmarks/between_runs.py reads each run's own interval: the unwidened one and its coverage."""
+"""`dbrepro verdicts estimate-reruns` (dbrepro.verdicts.estimate) reads each run's own interval: the
+unwidened one and its coverage; `dbrepro verdicts rejudge` re-judges committed runs."""
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 from statistics import NormalDist
@@ -9,15 +9,14 @@ from statistics import NormalDist
 import pandas as pd
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "between_runs.py"
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def between_runs():
-    spec = importlib.util.spec_from_file_location("between_runs", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from dbrepro.verdicts import estimate
+
+    return estimate
 
 
 HEADER = "study,id,role,effect,ci_low,ci_high,repeats,criterion,within_ci_low,within_ci_high,alpha_per_look\n"
@@ -73,21 +72,19 @@ def test_a_ratio_is_estimated_on_the_log_scale(between_runs, tmp_path):
 
 
 def test_rejudge_reads_each_committed_runs_own_interval_and_says_what_moved():
-    """benchmarks/rejudge_for_reruns.py on the committed pair quick-n / quick-o: the intervals the
+    """`dbrepro verdicts rejudge` on the committed pair quick-n / quick-o: the intervals the
     runs printed are apart for the two timed findings `dbrepro compare` named, and each rejudged
     interval holds the run's own one."""
     import subprocess
     import sys
 
-    root = SCRIPT.parents[1]
-    runs = [root / "reference" / "runs" / name for name in ("quick-n", "quick-o")]
-    done = subprocess.run([sys.executable, str(root / "benchmarks" / "rejudge_for_reruns.py"), *map(str, runs)],
+    from dbrepro.verdicts import rejudge
+
+    runs = [REPO / "reference" / "runs" / name for name in ("quick-n", "quick-o")]
+    done = subprocess.run([sys.executable, "-m", "dbrepro", "verdicts", "rejudge", *map(str, runs)],
                           capture_output=True, text=True, check=True)
     assert "intervals apart: 2 as run" in done.stdout
-    spec = importlib.util.spec_from_file_location("rejudge", root / "benchmarks" / "rejudge_for_reruns.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    table = module.rejudge(runs[1])
+    table = rejudge.timed_changes(runs[1])
     row = table.set_index("id").loc["speedup_stripped_vs_flushing"]
     assert row["was"] == "inconclusive"  # widened at the run: "(within the run alone: yes)"
     assert row["now_low"] <= 14.79 and row["now_high"] >= 19.79  # its own interval [14.79, 19.79] inside

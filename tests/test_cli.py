@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dbrepro import read_record
+from dbrepro import studies
 
 TPCC_OPTIONS = [
     "--warehouses", "--transactions", "--seconds", "--variant", "--mix", "--seed",
@@ -99,7 +100,7 @@ def test_top_level_help_lists_commands(python):
     done = python("-m", "dbrepro", "--help")
     assert done.returncode == 0
     assert "run STUDY" in done.stdout and "info" in done.stdout and "list" in done.stdout
-    for study in ("tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+    for study in studies.names():
         assert study in done.stdout, study
 
 
@@ -190,7 +191,7 @@ def test_a_study_with_commands_of_its_own_runs_its_run_command_unless_named(stud
 def test_list_prints_studies_stacks_policies_and_settings():
     done = subprocess.run([sys.executable, "-m", "dbrepro", "list"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    for name in ("tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+    for name in studies.names():
         assert f"  {name} " in done.stdout, name
     assert "step0" in done.stdout and "soqol" in done.stdout  # the engine's registry
     assert "settings of key_cache" in done.stdout and "distributions" in done.stdout  # from its settings table
@@ -201,7 +202,7 @@ def test_list_prints_studies_stacks_policies_and_settings():
 # their help and errors name the command a user types, `dbrepro run STUDY`.
 
 
-@pytest.mark.parametrize("study", ["key_cache", "openedge", "quantum", "fifo_cache"])
+@pytest.mark.parametrize("study", [s.name for s in studies.STUDIES if s.own_command_line])
 def test_a_study_command_names_itself_as_the_user_types_it(python, tmp_path, study):
     command = f"dbrepro run {study}"
     shown = python("-m", "dbrepro", "run", study, "--help")

@@ -1,4 +1,4 @@
-"""`dbrepro compare RUN_A RUN_B`: two runs' verdicts side by side (dbrepro.compare).
+"""`dbrepro compare RUN_A RUN_B`: two runs' verdicts side by side (dbrepro.verdicts.compare).
 
 Synthetic run folders only: no engine, no workflow run.
 """
@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dbrepro import cli, compare
+from dbrepro import cli
+from dbrepro.verdicts import compare
 
 FIELDS = ["study", "id", "role", "text", "setting", "setting_note", "ours", "theirs", "reproduced",
           "effect", "ci_low", "ci_high", "unit", "repeats", "cells_dropped", "profile", "criterion",
@@ -130,7 +131,7 @@ def test_out_csv_and_markdown(runs, tmp_path, capsys):
     assert lines[-1] == FINAL.format(6, 2, 1, 3)
     assert not any(line.startswith("study ") for line in lines)  # the table went to the file
     table = pd.read_csv(out, dtype=str, keep_default_na=False)
-    assert len(table) == 6 and list(table.columns) == compare.COLUMNS
+    assert len(table) == 6 and list(table.columns) == list(compare.COLUMNS)
     assert table.set_index("id").loc["F2", ["verdict_a", "verdict_b", "effect_a", "ci_high_b"]].tolist() == [
         "yes", "no", "2", "1.1"]
 

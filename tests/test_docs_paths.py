@@ -95,11 +95,12 @@ def test_every_dbrepro_command_the_docs_print_has_its_options():
         words = shlex.split(line.split("#")[0])
         if words[0] != "dbrepro" or len(words) < 2 or words[1].startswith("-"):
             continue
-        if words[1] == "run" and len(words) > 2 and not words[2].isupper():
-            head = words[:3]
+        if words[1] in ("run", "verdicts") and len(words) > 2 and not words[2].isupper() and \
+                not words[2].startswith(("<", "-")):
+            head = words[:3]  # a study's command, or one of the verdict package's tools
         else:
             head = words[:2]
-        if any(w.isupper() for w in head[1:]):
+        if any(w.isupper() or w.startswith("<") for w in head[1:]):
             head = head[:2]  # `dbrepro run STUDY --help`: the run command's own help
         done = _help([str(DBREPRO), *head[1:], "--help"])
         if done.returncode != 0:
@@ -187,8 +188,8 @@ def test_every_compare_and_spread_command_the_docs_print_runs_on_a_real_run(smok
             args = [str(DBREPRO), *words[1:]]
             args = [str(Path(smoke_run.results.parent) / "compare.csv") if w == "compare.csv" else w for w in args]
             args = [w if not w.startswith("reference/") else str(REPO / w) for w in args]
-        elif any(w.endswith("benchmarks/run_spread.py") for w in words) and len(words) > 2:
-            args = [sys.executable, str(REPO / "benchmarks" / "run_spread.py"), *words[2:]]
+        elif any(w.endswith("workflows/scripts/run_spread.py") for w in words) and len(words) > 2:
+            args = [sys.executable, str(REPO / "workflows" / "scripts" / "run_spread.py"), *words[2:]]
         else:
             continue
         if any(re.search(r"[<>]|^[A-Z_]+$", w) for w in args[1:]):

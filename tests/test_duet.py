@@ -254,7 +254,7 @@ def ladder_runs():
 
 
 def test_the_ladder_claims_form_each_ratio_within_its_duet():
-    import claims_common as cc
+    from dbrepro import verdicts as vd
     import looking_glass_claims as claims_script
 
     runs = ladder_runs()
@@ -265,7 +265,7 @@ def test_the_ladder_claims_form_each_ratio_within_its_duet():
     expected = [12.0 * (1 + r / 10) for r in range(1, 6)]
     assert list(tables.tps_samples(10, "cpu_tps", partner=2)) == pytest.approx(expected)
     assert len(tables.tps_samples(10, "cpu_tps")) == 5  # without a partner: every run's median per repeat
-    criteria = cc.load_criteria("looking_glass").claims
+    criteria = vd.load_criteria("looking_glass").claims
     stripped_in_memory = claims_script.speedup(tables, criteria["speedup_stripped_vs_in_memory"], 10, 2, "cpu_tps")
     stripped_flushing = claims_script.speedup(tables, criteria["speedup_stripped_vs_flushing"], 10, 0)
     optimal = claims_script.speedup(tables, criteria["speedup_optimal_vs_stripped"], 11, 10, "cpu_tps")

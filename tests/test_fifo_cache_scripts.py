@@ -13,8 +13,6 @@ from dbrepro import fifo_cache
 from dbrepro.records import write_record
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-sys.path.insert(0, str(REPO / "figures"))
 
 TINY = {"transactions": 150, "seed": 4, "progress": False}
 

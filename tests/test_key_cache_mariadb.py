@@ -324,11 +324,11 @@ def kcm_frame(paths):
 
 def test_claims_put_the_real_system_beside_the_model(monkeypatch, tmp_path):
     monkeypatch.syspath_prepend(str(SCRIPTS))
-    import claims_common as cc
+    from dbrepro import verdicts as vd
     import key_cache_claims
     import key_cache_common as common
 
-    criteria = cc.load_criteria("key_cache")
+    criteria = vd.load_criteria("key_cache")
     paper = common.load_paper(REPO / "workflows" / "data" / "key_cache_paper.yaml")
     model = kcm_frame(write_fixture_runs(tmp_path / "model"))  # the model's rows: the same columns
     found = key_cache_claims.mariadb_claims(key_cache_claims.Runs(model, paper),
@@ -376,10 +376,10 @@ def test_the_mutex_account_reads_the_accounting_run_and_says_it_was_not_timed(mo
 
 def test_claims_without_the_real_system_say_why(monkeypatch):
     monkeypatch.syspath_prepend(str(SCRIPTS))
-    import claims_common as cc
+    from dbrepro import verdicts as vd
     import key_cache_claims
 
-    criteria = cc.load_criteria("key_cache")
+    criteria = vd.load_criteria("key_cache")
     found = key_cache_claims.mariadb_claims(None, None, criteria.claims, "not run in smoke")
     assert len(found) == 7 and all(r.outcome.reproduced == "inconclusive" for r in found)
     assert all("not run in smoke" in r.outcome.reason for r in found)
@@ -402,7 +402,7 @@ def test_dry_run_schedules_the_real_system_as_the_profile_says(dry_run, repo, na
     assert job_count(output, "key_cache_mariadb_account") == (1 if mariadb["enabled"] else 0)
     if mariadb["enabled"]:
         assert "install-system-deps.sh --mariadb" in output
-        commands = re.findall(r"-m dbrepro\.key_cache_mariadb run .*", output)
+        commands = re.findall(r"-m dbrepro run key_cache mariadb run .*", output)
         timed = [c for c in commands if "--out results/raw/key_cache/rep" in c]
         # The timed runs: a server per arm (the article's procedure), no observer; the account apart.
         assert len(timed) == repeats and all("--arms fresh" in c and "--account" not in c for c in timed)

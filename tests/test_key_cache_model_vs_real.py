@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflows" / "scripts"))
 import key_cache_model_vs_real as vs  # noqa: E402
 
 

@@ -81,7 +81,7 @@ def test_bad_argument_is_one_line_and_exit_2(python, tmp_path, args, option):
 
 def test_help_lists_the_instructions_command(python):
     done = python("-m", "dbrepro", "--help")
-    assert done.returncode == 0 and "looking_glass is also 'instructions'" in done.stdout
+    assert done.returncode == 0 and "looking_glass (also instructions)" in done.stdout
     for name in ("instructions", "looking_glass", "looking-glass"):  # the workflow's name, and E1's older one
         assert python("-m", "dbrepro", "run", name, "--help").returncode == 0, name
     done = python("-m", "dbrepro", "run", "instructions", "--help")

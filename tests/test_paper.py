@@ -17,6 +17,8 @@ from envelope_helpers import ensure_latexmk, figure_inputs, tpcc_results  # noqa
 from shared_runs import smoke_arguments
 from workflow_helpers import job_count, target_dry_run
 
+from dbrepro import studies
+
 
 def build_paper(python, repo, results, out):
     done = python(str(repo / "workflows" / "scripts" / "paper_build.py"), "--results", str(results),
@@ -57,7 +59,7 @@ def test_paper_shows_placeholders_without_results(python, repo, tmp_path):
     ensure_latexmk(repo)
     out = tmp_path / "paper"
     produced = build_paper(python, repo, tmp_path / "no-results", out)
-    assert set(produced) == {"tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"}
+    assert set(produced) == set(studies.names())
     assert not any(ok for study in produced.values() for ok in study["figures"].values())
     assert figure_inputs(out / "paper.fls") == set()
     # Captioned figures that are missing are listed (one caption file a figure, every study).
@@ -101,7 +103,7 @@ def test_claims_split_into_findings_and_checks_counted_as_the_summary_counts(rep
     """A study's claims.csv is two tables in the paper, and \\claimssummary counts the findings
     alone, with the function the summary's headline uses (issue 41, item 8)."""
     monkeypatch.syspath_prepend(str(repo / "workflows" / "scripts"))
-    import claims_common
+    from dbrepro import verdicts
     from paper_build import study_tex
 
     folder = tmp_path / "results" / "tables" / "key_cache"
@@ -113,7 +115,7 @@ def test_claims_split_into_findings_and_checks_counted_as_the_summary_counts(rep
     out = tmp_path / "paper"
     (out / "tables").mkdir(parents=True)
     text, contents = study_tex(tmp_path / "results", out, {"name": "key_cache"})
-    assert contents["claims"] == claims_common.role_counts(claims)
+    assert contents["claims"] == verdicts.role_counts(claims)
     assert contents["claims"]["findings"] == {"yes": 1, "no": 1, "inconclusive": 1, "not judged": 0, "total": 3}
     assert contents["tables"] == {"findings": True, "checks": True}
     assert r"\claimssummary{1}{3}{1}{1}{2}" in text

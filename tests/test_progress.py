@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflows" / "scripts"))
 import progress  # noqa: E402
 
 LOG = textwrap.dedent("""\

@@ -3,7 +3,7 @@ quantum_sizing.py) on made-up runs: the mechanism named for a gain (finishing
 order, work saved, neither), claims per scheduler and placement, the
 prediction and residual beside each point, sessions sized at the article's
 ratio of quantum to session. The verdicts are the shared evaluator's
-(claims_common, workflows/claims/quantum.yaml), tested with it."""
+(dbrepro.verdicts, workflows/claims/quantum.yaml), tested with it."""
 from __future__ import annotations
 
 import sys
@@ -14,10 +14,9 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflows" / "scripts"))
 import quantum_claims  # noqa: E402
 import quantum_tables  # noqa: E402
-from quantum_sizing import article_session_seconds, session_seconds  # noqa: E402
+from dbrepro.quantum_sizing import article_session_seconds, session_seconds
 
 PAPER = yaml.safe_load((REPO / "workflows" / "data" / "quantum_paper.yaml").read_text())
 # How a mechanism is named: the criteria file's `attribution` (work saved from 1% less CPU time per session,
@@ -112,13 +111,13 @@ def test_work_saved_within_the_noise_at_one_session_per_cpu_is_not_named():
 
 
 def test_claims_name_each_placement():
-    import claims_common as cc
+    from dbrepro import verdicts as vd
 
     table = pd.concat([rows(4.75, 1.05), rows(4.75, 1.05).assign(placement="unpinned")])
     table["repeats"] = 3
     found = []
     for placement, part in table.groupby("placement"):
-        found += quantum_claims.scheduler_claims(part, "os_rr", PAPER, cc.load_criteria("quantum"), None, placement)
+        found += quantum_claims.scheduler_claims(part, "os_rr", PAPER, vd.load_criteria("quantum"), None, placement)
     assert {r.variant for r in found} == {"os_rr pinned", "os_rr unpinned"}
 
 
@@ -145,7 +144,7 @@ def test_sessions_sized_at_the_articles_ratio():
 
 
 def test_a_memory_gain_is_credited_by_latch_waits_when_cpu_time_does_not_fall():
-    import claims_common as cc
+    from dbrepro import verdicts as vd
 
     def per_repeat(waits_fall: bool) -> pd.DataFrame:
         # 5 repeats of 1, 3, 6 per CPU at Q 4 and 20 ms: the long quantum's gain 0%, 5%, 10% (it grows);
@@ -164,7 +163,7 @@ def test_a_memory_gain_is_credited_by_latch_waits_when_cpu_time_does_not_fall():
                                 "refill_s_per_session": 0.0, "ts_boosts": 0.0})  # every record has it (os_ts's)
         return pd.DataFrame(out)
 
-    criteria = cc.load_criteria("quantum")
+    criteria = vd.load_criteria("quantum")
     for waits_fall, verdict in ((True, "yes"), (False, "no")):  # neither measure falls: no work saved
         repeats = per_repeat(waits_fall)
         keys = ["scheduler", "placement", "workload", "quantum_ms", "sessions_per_cpu"]

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflows" / "scripts"))
 from quantum_prediction import finishing_order_gain_pct, round_robin  # noqa: E402
 
 

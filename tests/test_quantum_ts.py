@@ -13,7 +13,6 @@ import pytest
 from dbrepro import quantum
 from dbrepro.tpcc import ConfigError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflows" / "scripts"))
 
 TINY = {"cpus": 1, "cpu_iterations": 4_000_000, "time_limit_s": 30}
 
@@ -138,7 +137,7 @@ def test_ts_table_puts_os_rr_beside_for_the_same_article_quantum():
 
 
 def test_findings_judge_os_ts_and_the_reason_names_the_counters():
-    import claims_common as cc
+    from dbrepro import verdicts as vd
     import quantum_claims
     from quantum_prediction import time_sharing
     from script_common import load_paper
@@ -170,7 +169,7 @@ def test_findings_judge_os_ts_and_the_reason_names_the_counters():
     medians["predicted_mean_s"] = [time_sharing(int(s), float(q) / 1000, 1.3, scale=0.05).mean_s
                                    for q, s in zip(medians["quantum_ms"], medians["sessions_per_cpu"])]
     medians["predicted_spread_s"] = 0.0
-    criteria = cc.load_criteria("quantum")
+    criteria = vd.load_criteria("quantum")
     assert criteria.scope["scheduler"] == "os_ts"
     found = {f.claim_id: f for f in quantum_claims.scheduler_claims(medians, "os_ts", paper, criteria, repeats,
                                                                       "pinned")}
@@ -179,7 +178,7 @@ def test_findings_judge_os_ts_and_the_reason_names_the_counters():
     assert found["cpu_mean_drops"].outcome.reproduced == "yes"
     assert found["spread_grows"].outcome.reproduced == "yes"  # 0.2 -> 1.0 s
     for finding in found.values():
-        reason = finding.row("quantum")["reason"]
+        reason = vd.row_of(finding, "quantum")["reason"]
         assert "boosts/session 25.0 -> 20.0" in reason and "quanta expired/session 100.0 -> 5.0" in reason
         assert "switches/s 400 -> 40" in reason and "the TS table's simulation" in reason
 
@@ -200,7 +199,7 @@ def test_cli_takes_an_os_ts_session_length_from_the_sizing_records_ts_entry(pyth
 
 
 def test_ts_sizing_reuses_the_round_robin_length_where_it_is_the_same():
-    from quantum_sizing import article_session_seconds, ts_sizing
+    from dbrepro.quantum_sizing import article_session_seconds, ts_sizing
     from script_common import load_paper
 
     paper = load_paper(Path(__file__).resolve().parents[1] / "workflows" / "data" / "quantum_paper.yaml")

@@ -9,7 +9,8 @@ import pytest
 from envelope_helpers import TPCC_OUTPUTS, tpcc_results  # noqa: F401 (fixture)
 from workflow_helpers import profile, snakemake
 
-STUDIES = ["tpcc", "looking_glass", "key_cache", "quantum"]
+from dbrepro import studies
+
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def test_every_figure_is_in_the_report_with_a_caption(parsed_workflow, repo):
     assert flag is not None, "the figures' PNG is not marked report(...)"
     assert Path(flag.caption.get_path_or_uri(secret_free=True)).read_text().strip()
     registered = parsed_workflow.globals["FIGURES"]
-    assert set(STUDIES) <= set(registered)
+    assert set(studies.names()) <= set(registered)
     categories = parsed_workflow.globals["REPORT_CATEGORIES"]
     for study, figures in registered.items():
         assert study in flag.category(SimpleNamespace(study=study)) == categories[study]
@@ -89,10 +90,10 @@ def _claims(verdicts, reasons=None, role="finding"):
 
 
 def test_a_run_that_judges_no_finding_says_so_in_its_headline(summary):
-    import claims_common as cc
+    from dbrepro import verdicts as vd
 
-    too_few = cc.evaluate_statistic([[1.0, 2.0]], lambda a, axis: a.mean(axis=axis), {"min": 0}, 5).reason
-    assert cc.too_small_to_judge(too_few)
+    too_few = vd.evaluate_statistic([[1.0, 2.0]], lambda a, axis: a.mean(axis=axis), {"min": 0}, 5).reason
+    assert vd.too_small_to_judge(too_few)
     line = summary.headline(_claims(["inconclusive"] * 3, [too_few, too_few, "the MariaDB was not run"]),
                             _claims(["yes", "no"], role="check"))
     assert line.startswith("**This run judged none of the originals' 3 findings**"), line

@@ -119,7 +119,7 @@ def _quantum(out, _tmp):
     return quantum.main(["--cpus", "1", "--cpu-iterations", "5000", "--out", str(out)])
 
 
-@pytest.mark.parametrize("main", [_tpcc, _key_cache, _quantum], ids=["tpcc", "key_cache", "quantum"])
+@pytest.mark.parametrize("main", [_tpcc, _key_cache, _quantum], ids=["tpcc_run", "key_cache_run", "quantum_run"])
 def test_record_writers_rename_a_complete_temporary_file(tmp_path, replace_spy, main):
     out = tmp_path / "runs" / "run.json"
     out.parent.mkdir()  # outside the working folder, --out makes no folder

@@ -1,4 +1,4 @@
-"""benchmarks/run_spread.py on the smoke run: the within-repeat spread of every
+"""workflows/scripts/run_spread.py on the smoke run: the within-repeat spread of every
 timed grid a claim pairs, read from a run's raw records (issue 29, item 3)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "benchmarks" / "run_spread.py"
+SCRIPT = REPO / "workflows" / "scripts" / "run_spread.py"
 
 
 def run(*args):
@@ -48,8 +48,6 @@ def test_the_summary_says_how_many_paired_cells_meet_the_spread_target(smoke_run
 
 
 def run_spread_table(results):
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    sys.path.insert(0, str(REPO / "workflows" / "scripts"))
     import run_spread
 
     return run_spread.spread(results)

@@ -1,13 +1,12 @@
 """Repeats where a verdict is still open (issue 40, item 6): the stopping rule's levels, a
 decided finding staying decided, the budget, and the makeups of disturbed repeats
-(workflows/scripts/sequential.py, claims_common's looks; the workflow's side is in
+(workflows/scripts/sequential.py, dbrepro.verdicts' looks; the workflow's side is in
 test_sequential_workflow.py)."""
 from __future__ import annotations
 
 import json
 import math
 import os
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,18 +15,9 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflows" / "scripts"))
 
-import claims_common as cc  # noqa: E402
-import sequential as seq  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def judging_reset():
-    """Every test starts from the default judging (95%, one look) and leaves it so."""
-    cc.configure_judging(SimpleNamespace(judging={}))
-    yield
-    cc.configure_judging(SimpleNamespace(judging={}))
+import sequential as seq
+from dbrepro import verdicts as vd
 
 
 def test_each_profile_splits_five_percent_evenly_over_its_looks():
@@ -62,9 +52,9 @@ def test_a_look_judges_on_the_split_level_and_says_so():
     rng = np.random.default_rng(7)
     a, b = pd.Series(10 + rng.normal(0, 1, 12)), pd.Series(9 + rng.normal(0, 1, 12))
     band = {"min": 1.0}
-    at95 = cc.evaluate_statistic([a, b], cc.median_effect("ratio"), band, 5)
-    cc.configure_judging(SimpleNamespace(judging={"confidence": 0.975, "look": 1, "looks": 2}))
-    at975 = cc.evaluate_statistic([a, b], cc.median_effect("ratio"), band, 5)
+    at95 = vd.evaluate_statistic([a, b], vd.median_effect("ratio"), band, 5)
+    look = vd.Context.from_judging({"confidence": 0.975, "look": 1, "looks": 2})
+    at975 = vd.evaluate_statistic([a, b], vd.median_effect("ratio"), band, 5, look)
     assert at975.ci_low <= at95.ci_low and at975.ci_high >= at95.ci_high
     assert at975.ci_high - at975.ci_low > at95.ci_high - at95.ci_low
     assert at975.look == 1 and at95.look == 1
@@ -92,7 +82,7 @@ def test_open_findings_get_more_repeats_and_decided_ones_stay_decided():
         "hopeless": entry("inconclusive", STRADDLES, tau=0.5),
         "a_check": entry("inconclusive", STRADDLES, role="check"),
         "a_count": entry("inconclusive", STRADDLES, timed=False),
-        "too_few": entry("inconclusive", f"4 repeat(s), fewer than the 5 {cc.TOO_FEW_REPEATS}"),
+        "too_few": entry("inconclusive", f"4 repeat(s), fewer than the 5 {vd.TOO_FEW_REPEATS}"),
     }
     grids = {"serves_open": ["open_one"], "serves_decided": ["decided_yes"], "serves_hopeless": ["hopeless"],
              "serves_all": None}
@@ -127,18 +117,18 @@ def test_extra_repeats_stop_at_the_profiles_time():
 
 
 def test_the_claims_keep_a_verdict_decided_at_an_earlier_look(tmp_path):
-    criteria = cc.load_criteria("fifo_cache")
+    criteria = vd.load_criteria("fifo_cache")
     c = criteria["nopm_speedup"]
-    decided = cc.Outcome("yes", 1.3, 1.1, 1.5, repeats=5, pairing="paired by repeat (5 repeats in every arm)", look=1)
+    decided = vd.Outcome("yes", 1.3, 1.1, 1.5, repeats=5, pairing="paired by repeat (5 repeats in every arm)", look=1)
     previous = tmp_path / "look1.json"
     previous.write_text(json.dumps({"decided": {"nopm_speedup": {"look": 1, "ours": "1.30x at look 1",
-                                                                   "outcome": cc.outcome_record(decided)}}}))
-    cc.configure_judging(SimpleNamespace(judging={"confidence": 0.975, "look": 2, "looks": 2,
-                                                  "previous_look": str(previous),
-                                                  "outcomes_out": str(tmp_path / "outcomes.json")}))
-    now = cc.Outcome("inconclusive", 1.2, 0.95, 1.4, repeats=7, reason="the 97.5% CI [0.95, 1.4] straddles", look=2)
-    table = cc.write_claims([cc.ClaimResult(c, "1.20x at look 2", now)], criteria, tmp_path / "claims.csv",
-                            tmp_path / "claims.md")
+                                                                   "outcome": vd.outcome_record(decided)}}}))
+    context = vd.Context.from_judging({"confidence": 0.975, "look": 2, "looks": 2, "previous_look": str(previous),
+                                       "outcomes_out": str(tmp_path / "outcomes.json")})
+    now = vd.Outcome("inconclusive", 1.2, 0.95, 1.4, repeats=7, reason="the 97.5% CI [0.95, 1.4] straddles", look=2,
+                     confidence=0.975)
+    judged = vd.judge_all([vd.ClaimResult(c, "1.20x at look 2", now)], criteria, context)
+    table = vd.write_claims(judged, criteria, tmp_path / "claims.csv", tmp_path / "claims.md", context)
     row = table.set_index("id").loc["nopm_speedup"]
     assert row["reproduced"] == "yes" and row["ours"] == "1.30x at look 1"
     assert int(row["looks"]) == 1 and math.isclose(float(row["alpha_per_look"]), 0.025)
@@ -151,11 +141,12 @@ def test_the_claims_keep_a_verdict_decided_at_an_earlier_look(tmp_path):
 
 def test_one_look_leaves_the_table_as_before(tmp_path):
     """Without extra looks the level is 95% and every timed row says look 1 at alpha 0.05."""
-    criteria = cc.load_criteria("fifo_cache")
+    criteria = vd.load_criteria("fifo_cache")
     c = criteria["nopm_speedup"]
     rng = np.random.default_rng(3)
-    outcome = cc.evaluate_medians(pd.Series(2 + rng.normal(0, 0.05, 5)), pd.Series(1 + rng.normal(0, 0.05, 5)), c)
-    table = cc.write_claims([cc.ClaimResult(c, "x", outcome)], criteria, tmp_path / "c.csv", tmp_path / "c.md")
+    outcome = vd.evaluate_medians(pd.Series(2 + rng.normal(0, 0.05, 5)), pd.Series(1 + rng.normal(0, 0.05, 5)), c)
+    judged = vd.judge_all([vd.ClaimResult(c, "x", outcome)], criteria, vd.DEFAULT)
+    table = vd.write_claims(judged, criteria, tmp_path / "c.csv", tmp_path / "c.md", vd.DEFAULT)
     row = table.iloc[0]
     assert int(row["looks"]) == 1 and math.isclose(float(row["alpha_per_look"]), 0.05)
     assert "Sequential looks" not in (tmp_path / "c.md").read_text()
@@ -173,9 +164,9 @@ def test_a_repeat_with_a_disturbed_cell_is_made_up(tmp_path):
     assert seq.makeups_record(paths, plan) == {"disturbed_repeats": [2, 4, 5], "makeups": 2, "max_makeups": 2}
     assert seq.makeups_record(paths, seq.Plan("smoke"))["makeups"] == 0
     # claims.md's foreign-load line counts them
-    cc.JUDGING.makeups = {"runs": seq.makeups_record(paths, plan)}
+    context = vd.Context(makeups={"runs": seq.makeups_record(paths, plan)})
     frame = pd.DataFrame({"attempts": [3, 1, 3], "disturbed": [True, False, True]})
-    text = cc.load_account(frame)
+    text = vd.load_account(context, frame)
     assert "2 still disturbed" in text and "Made up: 2 repeat(s)" in text and "1 beyond" in text
 
 
@@ -211,7 +202,7 @@ def test_a_look_spends_only_where_its_repeats_can_be_expected_to_decide():
     side to about 0.23 sqrt(5/7) = 0.19, inside the 0.2 to the band: open. At 0.30 below, about
     0.25: not to be expected, left open without repeats. At look 2 of 2 no repeats are left to
     project, and the between-run floor alone decides."""
-    z = cc.z_of(0.975)
+    z = vd.z_of(0.975)
     near, far = entry("inconclusive", STRADDLES, low=0.97), entry("inconclusive", STRADDLES, low=0.90)
     assert seq.open_reason(near, 0.975, 2) == (True, STRADDLES)
     is_open, why = seq.open_reason(far, 0.975, 2)

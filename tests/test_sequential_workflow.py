@@ -16,6 +16,7 @@ import yaml
 from workflow_helpers import job_count, profile, snakemake, whole_dry_run
 
 from dbrepro import duet
+from dbrepro import studies
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -145,17 +146,15 @@ def look_inputs(results: Path, study: str) -> dict:
             "scale": sorted(str(p) for p in raw.glob("scale/**/*.json"))}
 
 
-@pytest.mark.parametrize("study", ["looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"])
+@pytest.mark.parametrize("study", studies.names(judged=True))
 def test_a_look_judges_each_study_with_its_own_scripts(smoke_run, tmp_path, study):
     """Each study's recipe (workflows/scripts/sequential_look.py) builds the tables its repeats feed
     and judges its claims from a real run's records; the look's record names the grids' repeats.
     Smoke plans 2 repeats or fewer: every timed finding is `not judged`, so none is open."""
-    import sys as _sys
     from types import SimpleNamespace
 
     assert smoke_run.returncode == 0, smoke_run.output[-2000:]
-    _sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-    import claims_common as cc
+    from dbrepro import verdicts as vd
     import sequential as seq
     import sequential_look
 
@@ -167,13 +166,10 @@ def test_a_look_judges_each_study_with_its_own_scripts(smoke_run, tmp_path, stud
                           **seq.judging_params(plan, 1)},
               "grids": {"grid": None}, "by_repeat": {"grid": {}}}
     output = tmp_path / "looks" / "look1.json"
-    try:
-        record = sequential_look.look(study, 1, SimpleNamespace(**inputs), str(output), values, config)
-    finally:
-        cc.configure_judging(SimpleNamespace(judging={}))
+    record = sequential_look.look(study, 1, SimpleNamespace(**inputs), str(output), values, config)
     assert json.loads(output.read_text()) == record
     claims = (tmp_path / "looks" / "look1" / "claims.csv").read_text()
-    criteria = cc.load_criteria(study)
+    criteria = vd.load_criteria(study)
     assert all(claim_id in claims for claim_id in criteria.claims)
     assert record["look"] == 1 and record["open"] == [] and record["extend"] == {}
     assert "look 1 of at most 2" in (tmp_path / "looks" / "look1" / "claims.md").read_text()

@@ -14,9 +14,10 @@ import pytest
 
 from dbrepro import _engine, cli, fifo_cache, key_cache, looking_glass, settings
 from dbrepro.result import RunResult
+from dbrepro import studies
 
 REPO = Path(__file__).resolve().parents[1]
-STUDIES = ("tpcc", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache")
+STUDIES = studies.names()  # dbrepro.studies
 
 
 def _help(study: str) -> str:
@@ -332,7 +333,7 @@ def test_the_workflow_hands_each_run_its_settings_file(dry_run):
     commands = [line for line in done.output.splitlines() if " -m dbrepro" in line]
     # tpcc, E1's ladder and E5's one-terminal cells run as duets (dbrepro.duet): two settings files each.
     for command in ("dbrepro duet tpcc", "dbrepro duet fifo_cache", "dbrepro run looking_glass",
-                    "dbrepro.key_cache run", "dbrepro.openedge", "dbrepro.fifo_cache run", "dbrepro.fifo_cache cells",
-                    "dbrepro.fifo_cache trace"):
+                    "dbrepro run key_cache run", "dbrepro run openedge", "dbrepro run fifo_cache run",
+                    "dbrepro run fifo_cache cells", "dbrepro run fifo_cache trace"):
         lines = [line for line in commands if command in line]
         assert lines and all("--settings" in line for line in lines), command

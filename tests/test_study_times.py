@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflows" / "scripts"))
 from study_times import fresh_path, group_of, report  # noqa: E402
 
 LOG = """\

@@ -9,6 +9,8 @@ import yaml
 from dbrepro import read_record
 from workflow_helpers import check_claims_table, job_count, profile, snakemake, waits_for, whole_dry_run
 
+from dbrepro import studies
+
 PROFILES = ["smoke", "quick", "full"]
 
 
@@ -73,7 +75,7 @@ def test_fifo_cache_scale_sweep_is_one_job_per_warehouse_count(dry_run, repo, na
         produced = set(re.findall(r"results/raw/fifo_cache/scale/\S+?\.json", block.split("output:")[1].split("log:")[0]))
         assert produced in outputs, block
     assert len(blocks) == jobs
-    commands = re.findall(r"-m dbrepro\.fifo_cache cells .*", output)
+    commands = re.findall(r"-m dbrepro run fifo_cache cells .*", output)
     assert len(commands) == jobs and all("{policy}" in c and "{percent}" in c for c in commands)
     # each job's seed is in its settings file (settings as data), named by it
     assert {int(re.search(r"--settings \S*/scale_seed(\d+)_w\d+\.json", c).group(1)) for c in commands} == set(seeds)
@@ -179,7 +181,7 @@ def test_smoke_profile_end_to_end(smoke_run):
     # headline counts the findings only (checks beside, never added in).
     summary = (results / "summary.md").read_text()
     total = judged = not_judged = 0
-    for study in ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"):
+    for study in studies.names(judged=True):
         claims = check_claims_table(results / "tables" / study / "claims.csv", study)
         findings = claims[claims["role"] == "finding"]
         found = [int((findings["reproduced"] == outcome).sum())
@@ -202,7 +204,7 @@ def test_smoke_profile_end_to_end(smoke_run):
     assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")
     # Where the minutes went, per study, printed at the end and kept.
     times = pd.read_csv(results / "logs" / "times.csv")
-    assert {"looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "total"} <= set(times["study"])
+    assert {*studies.names(judged=True), "total"} <= set(times["study"])
     assert (times["busy_s"] <= times["job_s"] + 1).all()
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from dbrepro import studies
+
 
 def snakemake(python, repo, workdir, *args):
     """Run this repository's Snakefile in `workdir` with this interpreter."""
@@ -15,7 +17,7 @@ def profile(repo, name):
 
 # The targets of the one dry run per profile: the default target and each one a
 # user may name (a study alone, the paper); target_dry_run reads each one's jobs from it.
-DRY_RUN_TARGETS = ("all", "looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "paper")
+DRY_RUN_TARGETS = ("all", *studies.names(judged=True), "paper")
 
 
 def whole_dry_run(dry_run, repo, name):

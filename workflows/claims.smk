@@ -31,7 +31,7 @@ def profile_configs():
 
 
 def judging(study):
-    """What this run can judge (claims_common.configure_judging): the repeats it plans for the
+    """What this run can judge (dbrepro.verdicts.Context.from_judging): the repeats it plans for the
     study's timed grids, and which profiles plan the five a timed criterion needs."""
     enough = [name for name, found in profile_configs().items() if planned_repeats(found, study) >= 5]
     return {"profile": config.get("profile", ""), "planned_repeats": planned_repeats(config, study),
@@ -61,7 +61,7 @@ rule claims:
     output:
         csv=f"{RESULTS}/tables/{{study}}/claims.csv",
         md=f"{RESULTS}/tables/{{study}}/claims.md",
-        # Written beside claims.csv by claims_common.write_claims: the original's findings
+        # Written beside claims.csv by dbrepro.verdicts.write_claims: the original's findings
         # (the headline counts these) and our own checks.
         # Both in the report, beside the study's figures (the summary is its first page).
         findings=report(

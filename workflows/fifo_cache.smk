@@ -169,7 +169,7 @@ rule fifo_cache_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache run --settings {input.settings:q}"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run fifo_cache run --settings {input.settings:q}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 
@@ -216,7 +216,7 @@ rule fifo_cache_scale_cells:
     resources:
         memory_mb=lambda wildcards: fc_memory_mb(wildcards, max(FC["scale_fractions"])),
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.fifo_cache cells --cache-policies {params.policies}"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run fifo_cache cells --cache-policies {params.policies}"
         " --pool-fractions {params.fractions} --settings {input.settings:q} --out {params.out:q} > {log:q} 2>&1"
 
 
@@ -253,7 +253,7 @@ rule fifo_cache_trace:
     resources:
         memory_mb=fc_memory_mb,
     shell:
-        "{PYTHON} -m dbrepro.fifo_cache trace --settings {input.settings:q}"
+        "{DBREPRO} run fifo_cache trace --settings {input.settings:q}"
         " --out {output.trace:q} --record {output.record:q} > {log:q} 2>&1"
 
 

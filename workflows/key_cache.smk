@@ -136,7 +136,7 @@ rule key_cache_table:
         directory=KC_TABLE_DIR,
     threads: 1
     shell:
-        "{PYTHON} -m dbrepro.key_cache build --table-dir {params.directory:q} --rows {params.rows}"
+        "{DBREPRO} run key_cache build --table-dir {params.directory:q} --rows {params.rows}"
         " --seed {params.seed} --block-size {params.block_size} --distribution id"
         " > {log:q} 2>&1"
 
@@ -164,7 +164,7 @@ rule key_cache_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache run --settings {input.settings:q}"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run key_cache run --settings {input.settings:q}"
         " --index-fractions {params.index_fractions} {params.grids}"
         " --out {output.record:q} > {log:q} 2>&1"
 
@@ -295,8 +295,8 @@ rule key_cache_mariadb_table:
         rows=KC["rows"],
     threads: 1
     shell:
-        "({PYTHON} -m dbrepro.key_cache_mariadb tools || {params.install:q} --mariadb) > {log:q} 2>&1"
-        " && {PYTHON} -m dbrepro.key_cache_mariadb prepare"
+        "({DBREPRO} run key_cache mariadb tools || {params.install:q} --mariadb) > {log:q} 2>&1"
+        " && {DBREPRO} run key_cache mariadb prepare"
         " --datadir {output.datadir:q} --rows {params.rows} --out {output.table:q} >> {log:q} 2>&1"
 
 
@@ -321,7 +321,7 @@ rule key_cache_mariadb_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run " + KCM_RUN_ARGS +
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run key_cache mariadb run " + KCM_RUN_ARGS +
         " --repeat {wildcards.rep} --arms fresh --out {output.record:q} > {log:q} 2>&1"
 
 
@@ -344,7 +344,7 @@ rule key_cache_mariadb_account:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.key_cache_mariadb run " + KCM_RUN_ARGS +
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run key_cache mariadb run " + KCM_RUN_ARGS +
         " --repeat 1 --arms fresh --account --out {output.record:q} > {log:q} 2>&1"
 
 

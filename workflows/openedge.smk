@@ -81,7 +81,7 @@ rule openedge:
 
 rule openedge_run:
     """One timed pass over the ladder (steps 0 1 2 3, each with fresh servers
-    and connections) through `python -m dbrepro.openedge`; repeats are
+    and connections) through `dbrepro run openedge`; repeats are
     interleaved, never overlap, and claim every core."""
     input:
         after_previous_repeat(OE_RUN, {}),
@@ -97,7 +97,7 @@ rule openedge_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_scan_run:
@@ -114,7 +114,7 @@ rule openedge_scan_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_latency_run:
@@ -132,7 +132,7 @@ rule openedge_latency_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run openedge --settings {input.settings:q} --out {output.record:q} > {log:q} 2>&1"
 
 
 rule openedge_tables:

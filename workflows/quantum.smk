@@ -121,7 +121,7 @@ rule quantum_sizing:
 
 rule quantum_run:
     """One timed run of S sessions per CPU under one scheduler, placement and
-    quantum, through `python -m dbrepro.quantum`, sized by the sizing record.
+    quantum, through `dbrepro run quantum`, sized by the sizing record.
     os_rr sets the kernel's RR timeslice for the run and restores it (needs root)."""
     input:
         after_previous_repeat(QT_RUN, QT_GRID),
@@ -137,7 +137,7 @@ rule quantum_run:
     resources:
         timed=1,
     shell:
-        "{FOREIGN_LOAD_ENV} {PYTHON} -m dbrepro.quantum --settings {input.settings:q} --sizing {input.sizing:q}"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} run quantum --settings {input.settings:q} --sizing {input.sizing:q}"
         " --out {output.record:q} > {log:q} 2>&1"
 
 

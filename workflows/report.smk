@@ -5,14 +5,7 @@
 
 # The summary comes first (Snakemake lists categories in the order they appear).
 REPORT_SUMMARY_CATEGORY = "0 Summary: claims and headline numbers"
-REPORT_CATEGORIES = {
-    "tpcc": "tpcc: TPC-C baseline",
-    "looking_glass": "E1 looking_glass: OLTP through the looking glass",
-    "key_cache": "E2 key_cache: segmented key cache",
-    "openedge": "E3 openedge: OpenEdge 12 server features",
-    "quantum": "E4 quantum: scheduler time quantum",
-    "fifo_cache": "E5 fifo_cache: FIFO page cache",
-}
+REPORT_CATEGORIES = {study.name: study.heading for study in STUDIES}  # dbrepro.studies
 
 
 def report_caption_text(study, name):

@@ -107,7 +107,7 @@ def grid_repeats(study, grid, stage):
 
 
 def sequential_judging(study):
-    """The claims rule's sequential params (claims_common.configure_judging): the split level, the
+    """The claims rule's sequential params (dbrepro.verdicts.Context.from_judging): the split level, the
     final look's number, the last look's record (its decided findings) and the makeups."""
     if not SEQ.active or study not in SEQUENTIAL_GRIDS:
         return {}

@@ -4,7 +4,7 @@
 # the tables this run wrote. Included after every study, so STUDY_TARGETS is
 # complete: the summary waits for all of them.
 
-SUMMARY_STUDIES = ["looking_glass", "key_cache", "openedge", "quantum", "fifo_cache"]
+SUMMARY_STUDIES = [study.name for study in STUDIES if study.judged]  # dbrepro.studies
 SUMMARY_INPUTS = list(STUDY_TARGETS)
 
 

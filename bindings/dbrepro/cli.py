@@ -4,6 +4,7 @@
     dbrepro run looking_glass --step 5 --txn-type payment --out count.json
     dbrepro info
     dbrepro compare results reference/runs/quick --checks --out compare.csv
+    dbrepro verdicts rejudge reference/runs/quick-s
 
 Errors in arguments or configuration are one line on stderr and exit code 2;
 a failed consistency check is exit code 1 (the record is still written so the
@@ -13,42 +14,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from . import __version__
+from . import studies as registry_of_studies
 from .settings import option as _option_name
 
+from .command import (EXIT_FAILURE, EXIT_INCONSISTENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CliError,
+                      DefaultsHelpFormatter, OneLineErrorParser, print_lines)
+from .command import check_writable as _check_writable
+from .command import write_record as _write
+
 PROG = "dbrepro"
-EXIT_OK, EXIT_INCONSISTENT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_FAILURE = 1
-
-
-class CliError(Exception):
-    """A usage or configuration error, reported as one line with exit code 2."""
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """argparse, but errors are one line naming the option, without the usage dump."""
-
-    def error(self, message: str):  # type: ignore[override]
-        # argparse says "argument --variant: ..."; the option name is enough.
-        if message.startswith("argument "):
-            message = message[len("argument ") :]
-        raise CliError(message)
-
-
-class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the description's line breaks; shows each option's default."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        documented = "%(default)" in text or "default:" in text
-        if not documented and action.option_strings and action.default not in (None, argparse.SUPPRESS, False):
-            text += " (default: %(default)s)"
-        return text
 
 
 # ---------------------------------------------------------------------------
@@ -65,12 +43,13 @@ def build_parser() -> OneLineErrorParser:
         epilog=(
             "commands:\n"
             "  run STUDY          run one study's experiment and write its raw-run record; STUDY is the\n"
-            "                     workflow's name (tpcc, looking_glass, key_cache, openedge, quantum,\n"
-            "                     fifo_cache; hyphens accepted; looking_glass is also 'instructions')\n"
+            f"{_study_names_text()}\n"
             "  list               print the studies, the engine's stacks and policies, and each study's settings\n"
             "  info               print this machine's provenance (versions, CPU, counters) as JSON\n"
             "  compare            compare two runs' verdicts, finding by finding\n"
-            "  duet               run two single-terminal cells at once, one pinned to each CPU\n\n"
+            "  verdicts           the verdict package's tools: between-run estimates, committed runs re-judged\n"
+            "  duet               run two single-terminal cells at once, one pinned to each CPU\n"
+            "  new-study NAME     write a new study's registry entry and a skeleton that runs as it is\n\n"
             "Run 'dbrepro COMMAND --help' for a command's options."
         ),
     )
@@ -108,9 +87,10 @@ def build_parser() -> OneLineErrorParser:
     for name in ("looking_glass", *LOOKING_GLASS_ALIASES):
         parser.study_commands[name] = (instructions_parser, _instructions_rows)
 
-    for name, (module, summary) in DELEGATED_STUDIES.items():
-        studies.add_parser(name, help=f"{summary} (options: {PROG} run {name} --help)", add_help=False,
-                           aliases=[name.replace("_", "-")] if "_" in name else [])
+    for study in registry_of_studies.STUDIES:  # the others parse their own options (dbrepro.studies)
+        if study.own_command_line:
+            studies.add_parser(study.name, help=f"{study.summary} (options: {PROG} run {study.name} --help)",
+                               add_help=False, aliases=_spellings(study))
 
     commands.add_parser(
         "list", help="print the studies, the engine's stacks and policies, and each study's settings",
@@ -122,6 +102,13 @@ def build_parser() -> OneLineErrorParser:
     _add_compare_arguments(commands.add_parser(
         "compare", help=COMPARE_HELP, description=COMPARE_DESCRIPTION, formatter_class=DefaultsHelpFormatter
     ))
+    # Commands with parsers of their own (main hands them their arguments): listed here for --help.
+    commands.add_parser("verdicts", help="between-run estimates, committed runs re-judged "
+                                         "(options: dbrepro verdicts --help)", add_help=False)
+    commands.add_parser("duet", help="two single-terminal cells at once, one pinned to each CPU "
+                                     "(options: dbrepro duet --help)", add_help=False)
+    commands.add_parser("new-study", help="a new study's registry entry and a skeleton that runs in the smoke "
+                                          "profile (options: dbrepro new-study --help)", add_help=False)
     return parser
 
 
@@ -215,46 +202,6 @@ def summary_lines(result) -> list[str]:
     return lines
 
 
-def print_lines(lines) -> None:
-    """Print to stdout; a reader that went away (`| head`) is not an error."""
-    try:
-        for line in lines:
-            print(line)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Point stdout at /dev/null so the interpreter's final flush is quiet.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-def _check_writable(out: str) -> None:
-    """Fail before a long run, not after it, if --out cannot be written.
-
-    Creates nothing: the folder is made when the record is written, and only
-    inside the working folder; elsewhere it must exist already.
-    """
-    from .records import not_a_regular_file
-
-    target = Path(out).resolve()  # through symlinks: the record is written where they point
-    if target.is_dir():
-        raise CliError(f"--out: {out} is a folder; give a file name")
-    kind = not_a_regular_file(target)
-    if kind:
-        raise CliError(f"--out: {out} is {kind}, not a regular file; give a file name")
-    existing = target.parent
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise CliError(f"--out: cannot create {out} ({existing} is not a writable folder)")
-    # Missing folders are made only inside the working folder (a run's results tree):
-    # a mistyped absolute path must not leave new folders elsewhere.
-    working = Path.cwd().resolve()
-    if existing != target.parent and not target.parent.is_relative_to(working):
-        raise CliError(f"--out: folder {target.parent} does not exist and is outside the working folder "
-                       f"{working}; create it first")
-
-
 def _engine_error_line(error: ValueError) -> str:
     """First line of the engine's message, 'page_size: ...' shown as '--page-size: ...'."""
     from . import tpcc
@@ -281,16 +228,6 @@ def _cli_error(error: Exception) -> Exception:
             line = f"{_option_name(word)} {rest}"
         return CliError(line)
     return error
-
-
-def _write(result, out: str) -> str:
-    """Writes the raw-run record atomically; its path."""
-    from .records import write_record
-
-    try:
-        return write_record(result, out)
-    except OSError as error:
-        raise CliError(f"--out: cannot write {out}: {error.strerror or error}") from None
 
 
 def run_tpcc(args: argparse.Namespace) -> int:
@@ -359,7 +296,7 @@ def run_instructions(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from . import compare
+    from .verdicts import compare
 
     if args.out is not None:
         _check_writable(args.out)
@@ -388,7 +325,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _load_run(name: str, path: str):
-    from . import compare
+    from .verdicts import compare
 
     try:
         return compare.load_run(path)
@@ -403,37 +340,61 @@ def show_info(_args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# Studies whose command lines live in their own modules: `dbrepro run STUDY
-# ...` hands the remaining arguments to that module's main(). Named as the
-# workflow names them; the hyphenated spelling is accepted too. A module with
-# commands of its own gets its run command unless another is named
-# (`dbrepro run key_cache build ...`).
-DELEGATED_STUDIES = {
-    "key_cache": ("dbrepro.key_cache", "E2 segmented key cache: build the sbtest table, run select_random_points"),
-    "openedge": ("dbrepro.openedge", "E3 OpenEdge 12 server features: the ladder of server configurations over TCP"),
-    "quantum": ("dbrepro.quantum", "E4 scheduler quantum: sessions under the OS or the engine's scheduler"),
-    "fifo_cache": ("dbrepro.fifo_cache", "E5 FIFO page cache: TPC-C on a disk-backed pool per replacement policy"),
-}
-MODULE_COMMANDS = {"key_cache": ("build", "run"), "fifo_cache": ("run", "cells", "trace")}
-
-
-def delegated_argv(study: str, argv: list[str]) -> list[str]:
-    """The module's arguments: its run command unless the first argument names another."""
-    commands = MODULE_COMMANDS.get(study)
-    if commands and not (argv and argv[0] in commands):
-        return ["run", *argv]
-    return argv
+def _spellings(study) -> list[str]:
+    """The other names `dbrepro run` takes for a study: its hyphenated spelling and its aliases."""
+    hyphenated = [study.name.replace("_", "-")] if "_" in study.name else []
+    return [*hyphenated, *study.aliases]
 
 
 # E1's command: its workflow name, the hyphenated spelling, and its older name.
-LOOKING_GLASS_ALIASES = ["looking-glass", "instructions"]
+LOOKING_GLASS_ALIASES = _spellings(registry_of_studies.get("looking_glass"))
 
-# Every study by its workflow name, with the command that runs it.
-STUDIES = {
-    "tpcc": f"{PROG} run tpcc",
-    "looking_glass": f"{PROG} run looking_glass (also: run instructions)",
-    **{name: f"{PROG} run {name}" for name in DELEGATED_STUDIES},
-}
+# Every study by its workflow name, with the command that runs it (dbrepro.studies).
+STUDIES = {study.name: f"{PROG} run {study.name}" + (f" (also: run {', '.join(study.aliases)})" if study.aliases
+                                                     else "") for study in registry_of_studies.STUDIES}
+
+
+def run_new_study(argv: list[str]) -> int:
+    """`dbrepro new-study NAME [--label E6] [--title TEXT] [--root DIR]`."""
+    from pathlib import Path
+
+    from . import new_study
+    from .verdicts.criteria import REPO
+
+    parser = OneLineErrorParser(prog=f"{PROG} new-study", description=new_study.__doc__,
+                                formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("name", metavar="NAME", help="the study's name: lower case, letters, digits and _")
+    parser.add_argument("--label", default="", help="its headline label (default: E<n>, the next one)")
+    parser.add_argument("--title", default="", help="what the original is, in a few words")
+    parser.add_argument("--root", type=Path, default=REPO, metavar="DIR",
+                        help="the repository to write into (default: this package's own)")
+    try:
+        args = parser.parse_args(argv)
+        written = new_study.write(args.root, args.name, args.label, args.title)
+    except (CliError, ValueError, OSError) as error:
+        print(f"{PROG} new-study: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print_lines([f"wrote {path}" for path in written]
+                + [f"next: docs/{args.name}.md lists what to fill in; run it alone with "
+                   f"`.venv/bin/snakemake --cores all --resources timed=1 --configfile config/smoke.yaml {args.name}`"])
+    return EXIT_OK
+
+
+def _study_names_text() -> str:
+    """The epilog's lines naming every study (dbrepro.studies), wrapped under `run STUDY`."""
+    import textwrap
+
+    words = ", ".join(s.name + (f" (also {', '.join(s.aliases)})" if s.aliases else "")
+                      for s in registry_of_studies.STUDIES)
+    return "\n".join(textwrap.wrap(f"workflow's name ({words}; hyphens accepted)", 98,
+                                    initial_indent=" " * 21, subsequent_indent=" " * 21))
+
+
+def _own_command_line(name: str) -> bool:
+    try:
+        return registry_of_studies.get(name).own_command_line
+    except ValueError:
+        return False
 
 
 def show_list() -> int:
@@ -457,15 +418,20 @@ def show_list() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) >= 2 and argv[0] == "run" and argv[1].replace("-", "_") in DELEGATED_STUDIES:
-        import importlib
-
-        study = argv[1].replace("-", "_")
-        return importlib.import_module(DELEGATED_STUDIES[study][0]).main(delegated_argv(study, argv[2:]))
+    if len(argv) >= 2 and argv[0] == "run" and _own_command_line(argv[1]):
+        # The study's module parses its own options (dbrepro.studies): one entry point, `dbrepro run`.
+        study_main, rest = registry_of_studies.get(argv[1]).main(argv[2:])
+        return study_main(rest)
     if argv[:1] == ["duet"]:  # its own parser: two cells' run commands (dbrepro.duet)
         from . import duet
 
         return duet.main(argv[1:])
+    if argv[:1] == ["new-study"]:  # needs no engine: writes files (dbrepro.new_study)
+        return run_new_study(argv[1:])
+    if argv[:1] == ["verdicts"]:  # its own parser; needs no engine (dbrepro.verdicts.cli)
+        from .verdicts import cli as verdicts_cli
+
+        return verdicts_cli.main(argv[1:])
     try:
         if argv[:1] == ["compare"]:  # needs no engine: do not build the engine's choices
             return run_compare(build_compare_parser().parse_args(argv[1:]))

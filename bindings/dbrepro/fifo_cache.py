@@ -276,7 +276,7 @@ def command_rows(command: str = "run") -> list[dict[str, Any]]:
 
 def _parser() -> argparse.ArgumentParser:
     from . import settings
-    from .cli import DefaultsHelpFormatter
+    from .command import DefaultsHelpFormatter
 
     parser = _Parser(prog=PROG, description="E5: FIFO-based page cache vs LRU under TPC-C.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -315,7 +315,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from . import settings
-    from .cli import CliError, _check_writable, _write
+    from .command import CliError, check_writable, write_record
 
     prog = PROG
     parser = _parser()
@@ -332,19 +332,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "cells":
             for policy in args.cache_policies:  # fail now, not after the runs
                 for fraction in args.pool_fractions:
-                    _check_writable(str(cell_path(args.out, policy, args.warehouses, fraction)))
+                    check_writable(str(cell_path(args.out, policy, args.warehouses, fraction)))
             run_cells(args.cache_policies, args.pool_fractions, args.out, **given)
             return 0
-        _check_writable(args.out)  # fail now, not after the run
+        check_writable(args.out)  # fail now, not after the run
         if args.command == "trace":
             if args.record:
-                _check_writable(args.record)
+                check_writable(args.record)
             result = record_trace(Path(args.out), **given)
             pool = result.metrics["pool"]
             print(f"trace: {pool['warmup_references']} warm-up and {pool['hits'] + pool['misses']} measured "
                   f"references -> {args.out}")
             if args.record:
-                _write(result, args.record)
+                write_record(result, args.record)
             return 0
         result = run(**given)
     except ConfigError as error:
@@ -357,7 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: interrupted; nothing written", file=sys.stderr)
         return 130
     try:
-        _write(result, args.out)
+        write_record(result, args.out)
     except CliError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2

@@ -382,7 +382,7 @@ def _run_rows() -> list[dict[str, Any]]:
 
 def _parser() -> argparse.ArgumentParser:
     from . import settings
-    from .cli import DefaultsHelpFormatter
+    from .command import DefaultsHelpFormatter
 
     parser = _Parser(prog=PROG, description="E2: MariaDB's segmented key cache.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -437,7 +437,7 @@ def _option(parameter: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from . import settings
-    from .cli import CliError, _check_writable, _write
+    from .command import CliError, check_writable, write_record
 
     parser = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -450,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "run":
-            _check_writable(args.out)  # fail now, not after the timed cells
+            check_writable(args.out)  # fail now, not after the timed cells
         if args.command == "build":
             meta = build_table(
                 args.table_dir, rows=args.rows, seed=args.seed, block_size=args.block_size,
@@ -474,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted; nothing written", file=sys.stderr)
         return 130
     try:
-        _write(result, args.out)
+        write_record(result, args.out)
     except CliError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2

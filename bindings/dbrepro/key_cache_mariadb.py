@@ -31,9 +31,9 @@ OS page cache or the storage), how much of the data file the page cache held
 before the run, sysbench's CPU time, the load average, and the MariaDB and
 sysbench versions.
 
-    python -m dbrepro.key_cache_mariadb tools      # exit 1 naming what is not installed
-    python -m dbrepro.key_cache_mariadb prepare --datadir DIR --rows N --out DIR/table.json
-    python -m dbrepro.key_cache_mariadb run --datadir DIR --table DIR/table.json --threads 1,4 --points 10 \\
+    dbrepro run key_cache mariadb tools      # exit 1 naming what is not installed
+    dbrepro run key_cache mariadb prepare --datadir DIR --rows N --out DIR/table.json
+    dbrepro run key_cache mariadb run --datadir DIR --table DIR/table.json --threads 1,4 --points 10 \\
         --distributions special,uniform --segments 0,32,64 --seconds 2 --warmup-seconds 1 --seed 303 \\
         --repeat 1 [--arms fresh|switched] [--account] --out FILE.json
 """
@@ -542,7 +542,7 @@ _register()
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m dbrepro.key_cache_mariadb",
+    parser = _Parser(prog="dbrepro run key_cache mariadb",
                      description="E2's real system: MariaDB's MyISAM key cache under sysbench select_random_points.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("tools", help="exit 0 if mariadbd, mariadb-install-db, mariadb and sysbench are installed")
@@ -585,11 +585,11 @@ def _stop_on_sigterm() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cli import CliError, _check_writable, _write
+    from .command import CliError, check_writable, write_record
     from .records import write_json_atomic
 
     args = _parser().parse_args(argv)
-    prog = "python -m dbrepro.key_cache_mariadb"
+    prog = "dbrepro run key_cache mariadb"
     if args.command == "tools":
         missing = missing_tools()
         if missing:
@@ -599,7 +599,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     _stop_on_sigterm()
     try:
-        _check_writable(args.out)  # fail now, not after the runs
+        check_writable(args.out)  # fail now, not after the runs
         if args.command == "prepare":
             table = prepare(args.datadir, rows=args.rows)
             write_json_atomic(table, args.out)
@@ -610,7 +610,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      distributions=args.distributions.split(","), segments=args.segments, seconds=args.seconds, warmup_seconds=args.warmup_seconds,
                      key_buffer_bytes=args.key_buffer_bytes, seed=args.seed, repeat=args.repeat, arms=args.arms,
                      account=args.account, idle_probe_seconds=args.idle_probe_seconds)
-        _write(result, args.out)
+        write_record(result, args.out)
     except ConfigError as error:
         print(f"{prog}: error: --{error.parameter.replace('_', '-')}: {error.reason}", file=sys.stderr)
         return 2

@@ -198,7 +198,7 @@ PROG = "dbrepro run openedge"
 def build_parser():
     """One option per setting of the engine's table, with its unit, range, default and help."""
     from . import settings
-    from .cli import DefaultsHelpFormatter, OneLineErrorParser
+    from .command import DefaultsHelpFormatter, OneLineErrorParser
 
     parser = OneLineErrorParser(prog=PROG, description=__doc__, formatter_class=DefaultsHelpFormatter)
     settings.add_options(parser, config_fields())
@@ -210,7 +210,7 @@ def build_parser():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cli import CliError, _check_writable, _write
+    from .command import CliError, check_writable, write_record
 
     def fail(message: str, code: int = 2) -> int:
         print(f"{PROG}: error: {message}", file=sys.stderr)
@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import settings
 
         args = settings.parse_args(build_parser(), argv, config_fields())
-        _check_writable(args.out)  # fail now, not after the ladder ran
+        check_writable(args.out)  # fail now, not after the ladder ran
     except (CliError, ValueError) as error:
         return fail(str(error))
 
@@ -241,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return fail("interrupted; nothing written", 130)
     try:
-        _write(result, args.out)
+        write_record(result, args.out)
     except CliError as error:
         return fail(str(error))
     for run in result.metrics["runs"]:

@@ -462,7 +462,7 @@ PROG = "dbrepro run quantum"
 def build_parser():
     """One option per setting of the engine's table, with its unit, range and default; --sizing."""
     from . import settings
-    from .cli import DefaultsHelpFormatter, OneLineErrorParser
+    from .command import DefaultsHelpFormatter, OneLineErrorParser
 
     parser = OneLineErrorParser(prog=PROG, description=__doc__, formatter_class=DefaultsHelpFormatter)
     settings.add_options(parser, config_fields())
@@ -492,7 +492,7 @@ def _sized(args, given: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from . import settings
-    from .cli import CliError, _check_writable, _write
+    from .command import CliError, check_writable, write_record
 
     def fail(message: str, code: int = 2) -> int:
         print(f"{PROG}: error: {message}", file=sys.stderr)
@@ -504,7 +504,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error))
     given = settings.given(args, config_fields())
     try:
-        _check_writable(args.out)  # fail now, not after the sessions ran
+        check_writable(args.out)  # fail now, not after the sessions ran
         run = run_sessions(**_sized(args, given))
     except ConfigError as error:
         return fail(f"{settings.option(error.parameter)}: {error.reason}")
@@ -515,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return fail("interrupted (the kernel's scheduler settings were restored)", 130)
     try:
-        _write(run, args.out)
+        write_record(run, args.out)
     except CliError as error:
         return fail(str(error))
     m, c = run.metrics, run.config

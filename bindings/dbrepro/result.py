@@ -7,8 +7,9 @@ A record always has the same five sections, whatever the study:
 
 plus optional kind-specific sections (tpcc adds "consistency"). `config` is what
 was asked for, `metrics` what was measured, `provenance` where and with what.
-Each kind registers how its record becomes table rows (`FRAME_ROWS`); a kind
-without one gets a single row of its scalar config and metrics.
+Each kind registers how its record becomes table rows (`FRAME_ROWS`, filled by
+its study's module, which `rows_of_kind` imports: dbrepro.studies names it); a
+kind no study writes gets a single row of its scalar config and metrics.
 """
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ class RunResult:
 
     # -- table form ----------------------------------------------------------
     def to_rows(self) -> list[dict[str, Any]]:
-        rows_for_kind = FRAME_ROWS.get(self.kind, _generic_rows)
+        rows_for_kind = rows_of_kind(self.kind)
         provenance_columns = _provenance_columns(self.provenance)
         return [{"kind": self.kind, **row, **provenance_columns} for row in rows_for_kind(self)]
 
@@ -133,6 +134,21 @@ def _provenance_columns(provenance: dict[str, Any]) -> dict[str, Any]:
         "hostname": host.get("hostname"),
         "timestamp_utc": provenance.get("timestamp_utc"),
     }
+
+
+def rows_of_kind(kind: str) -> Callable[[RunResult], list[dict[str, Any]]]:
+    """How a record of `kind` becomes rows: its study's module registers them in FRAME_ROWS when
+    imported, so it is imported here (the registry of studies names it) whatever was imported
+    before; a kind no study writes gets one row of its scalars."""
+    if kind not in FRAME_ROWS:
+        from . import studies
+
+        module = studies.record_module(kind)
+        if module is not None:
+            import importlib
+
+            importlib.import_module(module)
+    return FRAME_ROWS.get(kind, _generic_rows)
 
 
 def _generic_rows(result: RunResult) -> list[dict[str, Any]]:

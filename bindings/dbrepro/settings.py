@@ -21,17 +21,17 @@ import math
 import re
 from typing import Any, Iterable
 
+
+def _tables() -> dict[str, str]:
+    from .studies import STUDIES
+
+    return {study.name: study.settings_table for study in STUDIES}
+
+
 # Each study's table, by the study's workflow name: the engine function whose
-# rows are its settings (E1's count has its own, which passes TPC-C settings
-# on; E5 runs TPC-C, so it reads TPC-C's table).
-TABLES = {
-    "tpcc": "run_config",
-    "looking_glass": "looking_glass_config",
-    "key_cache": "key_cache_config",
-    "openedge": "openedge_config",
-    "quantum": "quantum_config",
-    "fifo_cache": "run_config",
-}
+# rows are its settings (dbrepro.studies: E1's count has its own, which passes
+# TPC-C settings on; E5 runs TPC-C, so it reads TPC-C's table).
+TABLES = _tables()
 
 
 def table(study: str) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ the criteria live).
 
 NOPM and the LRU lock's wait share are timed (each repeat's run a bootstrap
 sample); hits and locks are counted. The scale claims read the scale sweep's
-single-terminal runs. Writes claims.csv (claims_common.CLAIM_COLUMNS) and
+single-terminal runs. Writes claims.csv (dbrepro.verdicts.CLAIM_COLUMNS) and
 claims.md.
 
     python workflows/scripts/fifo_cache_claims.py paper.yaml claims.csv claims.md RUN.json... --scale SCALE.json...
@@ -17,16 +17,17 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import fifo_cache_common as common
-from claims_common import ClaimResult
+from dbrepro.verdicts import ClaimResult
 
 
 class Runs:
     """Every run (one row per repeat), at the article's memory fraction (the nearest we ran)."""
 
-    def __init__(self, runs: pd.DataFrame):
+    def __init__(self, runs: pd.DataFrame, context: vd.Context = vd.DEFAULT):
         self.runs = runs
+        self.context = context  # what this run can judge
         self.fraction = min(runs["pool_fraction_asked"].unique(), key=lambda f: abs(f - common.ARTICLE_FRACTION))
         self.terminals = int(runs["terminals"].max())
 
@@ -40,14 +41,14 @@ class Runs:
         return None if rows.empty else rows.iloc[0]
 
 
-def nopm_speedup(r: Runs, c: cc.Criterion, paper) -> ClaimResult:
-    fifo, lru = cc.by_repeat(r.rows(common.LOCK_FREE_POLICY), "nopm"), cc.by_repeat(r.rows(common.LOCKED_POLICY), "nopm")
+def nopm_speedup(r: Runs, c: vd.Criterion, paper) -> ClaimResult:
+    fifo, lru = vd.by_repeat(r.rows(common.LOCK_FREE_POLICY), "nopm"), vd.by_repeat(r.rows(common.LOCKED_POLICY), "nopm")
     theirs = (f"{paper['after']['nopm'] / paper['before']['nopm']:.1f}x ({paper['after']['nopm']:,} vs "
               f"{paper['before']['nopm']:,} NOPM, {paper['setup']['clients']} clients)")
     if fifo.empty or lru.empty:
-        return ClaimResult(c, "n/a", cc.inconclusive("soqol or lru not run at this fraction"), theirs=theirs)
-    outcome = cc.evaluate_medians(fifo, lru, c)
-    result = ClaimResult(c, f"soqol / lru at {r.fraction:.0%} memory: {outcome.value:.2f}x{cc.interval(outcome, 2, 'x')} "
+        return ClaimResult(c, "n/a", vd.inconclusive("soqol or lru not run at this fraction"), theirs=theirs)
+    outcome = vd.evaluate_medians(fifo, lru, c, r.context)
+    result = ClaimResult(c, f"soqol / lru at {r.fraction:.0%} memory: {outcome.value:.2f}x{vd.interval(outcome, 2, 'x')} "
                             f"({fifo.median():,.0f} vs {lru.median():,.0f} NOPM, {r.terminals} terminal(s))",
                          outcome, theirs=theirs)
     if outcome.reproduced == "no":
@@ -58,35 +59,35 @@ def nopm_speedup(r: Runs, c: cc.Criterion, paper) -> ClaimResult:
     return result
 
 
-def hit_ratio(r: Runs, c: cc.Criterion) -> ClaimResult:
+def hit_ratio(r: Runs, c: vd.Criterion) -> ClaimResult:
     fifo = r.first(common.LOCK_FREE_POLICY, 1)
     if fifo is None:
-        return ClaimResult(c, "n/a", cc.inconclusive("soqol not run with one terminal at this fraction"))
+        return ClaimResult(c, "n/a", vd.inconclusive("soqol not run with one terminal at this fraction"))
     ours = 100.0 * float(fifo["hit_ratio"])
-    return cc.count_result(
+    return vd.count_result(
         c, f"{ours:.1f}% (soqol, {r.fraction:.0%} memory, {int(fifo['warehouses'])} warehouse(s))", ours,
         "our database is a few warehouses: the hot part (items, districts, B-tree inner nodes) is a larger share "
         "of it, so the hit ratio at a given fraction differs from 250 warehouses'")
 
 
-def hits_at_least_lru(r: Runs, c: cc.Criterion) -> ClaimResult:
+def hits_at_least_lru(r: Runs, c: vd.Criterion) -> ClaimResult:
     fifo, lru = r.first(common.LOCK_FREE_POLICY, 1), r.first(common.LOCKED_POLICY, 1)
     if fifo is None or lru is None:
-        return ClaimResult(c, "n/a", cc.inconclusive("soqol or lru not run with one terminal"))
+        return ClaimResult(c, "n/a", vd.inconclusive("soqol or lru not run with one terminal"))
     difference = 100.0 * (float(fifo["hit_ratio"]) - float(lru["hit_ratio"]))
-    return cc.count_result(c, f"soqol {fifo['hit_ratio']:.2%}, lru {lru['hit_ratio']:.2%} ({difference:+.2f} points)",
+    return vd.count_result(c, f"soqol {fifo['hit_ratio']:.2%}, lru {lru['hit_ratio']:.2%} ({difference:+.2f} points)",
                            difference, "our SoQoL design keeps fewer re-referenced pages than LRU on this trace")
 
 
-def no_lock_on_hits(r: Runs, c: cc.Criterion) -> ClaimResult:
+def no_lock_on_hits(r: Runs, c: vd.Criterion) -> ClaimResult:
     fifo, lru = r.rows(common.LOCK_FREE_POLICY), r.rows(common.LOCKED_POLICY)
     if fifo.empty or lru.empty:
-        return ClaimResult(c, "n/a", cc.inconclusive("soqol or lru not run"))
+        return ClaimResult(c, "n/a", vd.inconclusive("soqol or lru not run"))
     # Every run counts: the largest deviation of any repeat from the mechanism.
     fifo_locks = float(fifo["hit_locks"].max())
     lru_extra = float((lru["hit_locks"] - lru["pool_hits"]).abs().max())
-    outcomes = [cc.evaluate_count(fifo_locks, c.band), cc.evaluate_count(lru_extra, c.band)]
-    verdict = cc.combine_counts(outcomes, c)
+    outcomes = [vd.evaluate_count(fifo_locks, c.band), vd.evaluate_count(lru_extra, c.band)]
+    verdict = vd.combine_counts(outcomes, c)
     result = ClaimResult(c, f"locks on hits: soqol {fifo_locks:,.0f}; lru {int(lru['hit_locks'].iloc[0]):,} of "
                             f"{int(lru['pool_hits'].iloc[0]):,} hits", verdict)
     if verdict.reproduced == "no":
@@ -126,14 +127,14 @@ def cold_start(scale: pd.DataFrame) -> str:
             f"({int(most['transactions']):,} transactions; {warm})")
 
 
-def hit_ratio_at_scale(scale: pd.DataFrame, c: cc.Criterion, paper) -> ClaimResult:
+def hit_ratio_at_scale(scale: pd.DataFrame, c: vd.Criterion, paper) -> ClaimResult:
     ratios = scale_hit_ratios(scale)
     if ratios.empty:
-        return ClaimResult(c, "n/a", cc.inconclusive("no soqol run in the scale sweep"))
+        return ClaimResult(c, "n/a", vd.inconclusive("no soqol run in the scale sweep"))
     most = int(ratios.index[-1])
     pages = int(scale_rows(scale)["database_pages"].iloc[-1])
     setup = paper["setup"]
-    return cc.count_result(
+    return vd.count_result(
         c, f"{ratios.iloc[-1]:.1f}% (soqol, 10% of the database's pages, {most} warehouse(s), one terminal)",
         float(ratios.iloc[-1]),
         f"{most} warehouse(s) ({pages:,} pages) is as far as this profile goes, against the article's "
@@ -157,26 +158,27 @@ def largest_pool(scale: pd.DataFrame, warehouses: int) -> str:
             "hit at most that at this scale, whatever the pool")
 
 
-def hit_ratio_grows_with_warehouses(scale: pd.DataFrame, c: cc.Criterion) -> ClaimResult:
+def hit_ratio_grows_with_warehouses(scale: pd.DataFrame, c: vd.Criterion) -> ClaimResult:
     ratios = scale_hit_ratios(scale)
     if len(ratios) < 2:
-        return ClaimResult(c, "n/a", cc.inconclusive("the scale sweep has fewer than two warehouse counts"))
+        return ClaimResult(c, "n/a", vd.inconclusive("the scale sweep has fewer than two warehouse counts"))
     fewest, most = int(ratios.index[0]), int(ratios.index[-1])
     difference = float(ratios.iloc[-1] - ratios.iloc[0])
     steps = ", ".join(f"{w} w: {v:.1f}%" for w, v in ratios.items())
-    return cc.count_result(c, f"{difference:+.1f} points from {fewest} to {most} warehouses ({steps})", difference,
+    return vd.count_result(c, f"{difference:+.1f} points from {fewest} to {most} warehouses ({steps})", difference,
                            "the hit ratio at 10% of the database does not rise with warehouses in these runs"
                            + cold_start(scale))
 
 
-def lru_lock_explains_speedup(r: Runs, c: cc.Criterion) -> ClaimResult:
+def lru_lock_explains_speedup(r: Runs, c: vd.Criterion) -> ClaimResult:
     lru = r.rows(common.LOCKED_POLICY)
     if lru.empty or "hit_lock_wait_pct" not in lru:
-        return ClaimResult(c, "n/a", cc.inconclusive("lru not run at this fraction, or runs without lock waits"))
+        return ClaimResult(c, "n/a", vd.inconclusive("lru not run at this fraction, or runs without lock waits"))
     median = lambda a, axis=-1: np.median(a, axis=axis)  # noqa: E731
-    outcome = cc.evaluate_statistic([cc.by_repeat(lru, "hit_lock_wait_pct")], median, c.band, int(c.min_repeats))
+    outcome = vd.evaluate_statistic([vd.by_repeat(lru, "hit_lock_wait_pct")], median, c.band, int(c.min_repeats),
+                                     r.context)
     waits = int(lru["hit_lock_waits"].median())
-    result = ClaimResult(c, f"{outcome.value:.3g}%{cc.interval(outcome, 3, '%')} of the terminals' time "
+    result = ClaimResult(c, f"{outcome.value:.3g}%{vd.interval(outcome, 3, '%')} of the terminals' time "
                             f"({waits:,} of {int(lru['hit_locks'].median()):,} hit locks waited; {r.terminals} "
                             f"terminals on {common.cpu_count()} CPU(s))", outcome)
     if outcome.reproduced == "no":
@@ -190,8 +192,9 @@ def lru_lock_explains_speedup(r: Runs, c: cc.Criterion) -> ClaimResult:
 SCALE_CLAIMS = {"hit_ratio_at_scale", "hit_ratio_grows_with_warehouses"}
 
 
-def claims(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria) -> list[ClaimResult]:
-    r = Runs(runs)
+def claims(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: vd.Criteria,
+           context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
+    r = Runs(runs, context)
     k = criteria.claims
     return [nopm_speedup(r, k["nopm_speedup"], paper), hit_ratio(r, k["hit_ratio"]),
             hits_at_least_lru(r, k["hits_at_least_lru"]), no_lock_on_hits(r, k["no_lock_on_hits"]),
@@ -200,13 +203,14 @@ def claims(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria
             lru_lock_explains_speedup(r, k["lru_lock_explains_speedup"])]
 
 
-def judged(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria) -> list[ClaimResult]:
+def on_every_seed(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: vd.Criteria,
+                  context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
     """Every claim; the counts on every seed: repeat r of the timed grid runs on its own seed
     (workflows/common.smk, repeat_seed) and the scale sweep on each of its seeds, and a count
-    claim holds only if it holds on every seed (claims_common.across_seeds)."""
-    found = claims(runs, scale, paper, criteria)
-    grid_seeds = cc.seeds_of(runs)
-    scale_seeds = cc.seeds_of(scale)
+    claim holds only if it holds on every seed (dbrepro.verdicts.across_seeds)."""
+    found = claims(runs, scale, paper, criteria, context)
+    grid_seeds = vd.seeds_of(runs)
+    scale_seeds = vd.seeds_of(scale)
     if not grid_seeds and not scale_seeds:
         return found
 
@@ -214,40 +218,40 @@ def judged(runs: pd.DataFrame, scale: pd.DataFrame, paper, criteria: cc.Criteria
         # Each claim on the seeds that ran what it counts: the grid's or the scale sweep's.
         grid = runs[runs["seed"] == seed] if seed in grid_seeds else runs
         at_scale = scale[scale["seed"] == seed] if seed in scale_seeds else scale
-        found = claims(grid, at_scale, paper, criteria)
+        found = claims(grid, at_scale, paper, criteria, context)
         return [r if seed in (scale_seeds if r.claim_id in SCALE_CLAIMS else grid_seeds) else None for r in found]
 
-    return cc.judge_on_seeds(found, on_seed, sorted(grid_seeds | scale_seeds), criteria.min_seeds)
+    return vd.judge_on_seeds(found, on_seed, sorted(grid_seeds | scale_seeds), criteria.min_seeds)
 
 
 def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, scale_paths=(),
-         run_config=None) -> pd.DataFrame:
+         run_config=None, context: vd.Context = vd.DEFAULT) -> pd.DataFrame:
     from fifo_cache_table import run_row, scale_row
 
-    criteria = cc.load_criteria(criteria_path or "fifo_cache", run_config)
+    criteria = vd.load_criteria(criteria_path or "fifo_cache", run_config)
     runs = pd.DataFrame([run_row(p) for p in run_paths])
     if "source" not in runs:  # the record's path names its repeat (results/raw/fifo_cache/rep<r>/...)
         runs["source"] = [str(p) for p in run_paths]
     scale = pd.DataFrame([scale_row(p) for p in scale_paths])
-    found = judged(runs, scale, common.load_paper(paper_path), criteria)
-    return cc.write_claims(
-        found, criteria, csv_path, md_path,
+    found = on_every_seed(runs, scale, common.load_paper(paper_path), criteria, context)
+    return vd.write_claims(
+        vd.judge_all(found, criteria, context), criteria, csv_path, md_path, context,
         "NOPM and TPM as HammerDB reports them: New Orders committed per minute; committed and rolled-back "
-        "transactions per minute. " + cc.load_account(runs),
+        "transactions per minute. " + vd.load_account(context, runs),
     )
 
 
 if "snakemake" in globals():
-    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
-    common.run_logged(snakemake.log[0], partial(main, run_config=snakemake.config), i.paper,  # noqa: F821
-                      snakemake.output.csv, snakemake.output.md,  # noqa: F821
+    context = vd.Context.from_params(snakemake.params)  # noqa: F821 (what this profile can judge)
+    common.run_logged(snakemake.log[0], partial(main, run_config=snakemake.config, context=context),  # noqa: F821
+                      i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
                       list(i.runs), i.criteria, list(i.scale))
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("paper", "csv", "md"):
         parser.add_argument(name)
-    parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.fifo_cache run` (JSON)")
+    parser.add_argument("runs", nargs="+", help="raw-run records of `dbrepro run fifo_cache run` (JSON)")
     parser.add_argument("--scale", nargs="*", default=[], help="the scale sweep's run records (JSON)")
     a = parser.parse_args()
     print(main(a.paper, a.csv, a.md, a.runs, scale_paths=a.scale).to_string(index=False))

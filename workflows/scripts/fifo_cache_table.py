@@ -37,7 +37,7 @@ import pandas as pd
 from dbrepro.host_load import row_columns
 from dbrepro.records import load_result
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import fifo_cache_common as common
 
 KEYS = ["cache_policy", "pool_fraction_asked", "terminals"]
@@ -89,7 +89,7 @@ def median_interval(values) -> tuple[float, float]:
     values = np.asarray(values, dtype=float)
     if len(values) < 2 or np.all(values == values[0]):
         return (math.nan, math.nan) if len(values) < 2 else (float(values[0]), float(values[0]))
-    return cc.bootstrap_interval([values], lambda a, axis=-1: np.median(a, axis=axis))
+    return vd.bootstrap_interval([values], lambda a, axis=-1: np.median(a, axis=axis), vd.CONFIDENCE)
 
 
 def main(out_path, run_paths) -> pd.DataFrame:

@@ -4,9 +4,9 @@ workflows/claims/key_cache.yaml (the only place the criteria live).
 
 Every claim is timed: each cell's repeats (the raw runs) are the bootstrap's
 samples. The claims named mariadb_* put the real MariaDB (records of
-`python -m dbrepro.key_cache_mariadb run`, one row per sysbench run) beside the
+`dbrepro run key_cache mariadb run`, one row per sysbench run) beside the
 article and the model; a profile that does not run it leaves them inconclusive
-with its reason. Writes claims.csv (claims_common.CLAIM_COLUMNS) and claims.md.
+with its reason. Writes claims.csv (dbrepro.verdicts.CLAIM_COLUMNS) and claims.md.
 
 Run by Snakemake (rule key_cache_claims), or by hand:
     python workflows/scripts/key_cache_claims.py paper.yaml claims.csv claims.md RUN.json... [--mariadb RUN.json...]
@@ -19,9 +19,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import key_cache_common as common
-from claims_common import ClaimResult
+from dbrepro.verdicts import ClaimResult
 
 
 def pct(value: float) -> str:
@@ -31,8 +31,9 @@ def pct(value: float) -> str:
 class Runs:
     """Every timed run (one row per repeat, segments, threads and P), with the cells the claims compare."""
 
-    def __init__(self, runs: pd.DataFrame, paper):
+    def __init__(self, runs: pd.DataFrame, paper, context: vd.Context = vd.DEFAULT):
         self.runs, self.paper = runs, paper
+        self.context = context  # what this run can judge
         points = sorted(int(p) for p in runs["points"].unique())
         self.points = 10 if 10 in points else points[0]
         # The thread counts run at that P (other P may run at fewer).
@@ -48,18 +49,19 @@ class Runs:
 
     def samples(self, segments, threads, column="queries_per_second") -> pd.Series:
         """One arm of a cell by repeat (disturbed cells left out): the paired bootstrap's sample."""
-        return cc.by_repeat(self.cell(segments, threads), column)
+        return vd.by_repeat(self.cell(segments, threads), column)
 
     def theirs_at(self, machine, segments, threads) -> float:
         return float(self.paper["machines"][machine]["relative_percent"]["p10"][segments][threads])
 
 
-def one_thread_small_loss(r: Runs, c: cc.Criterion) -> ClaimResult:
+def one_thread_small_loss(r: Runs, c: vd.Criterion) -> ClaimResult:
     if 1 not in r.threads:
-        return ClaimResult(c, "1 thread not run", cc.inconclusive("the profile's key_cache.threads lacks 1"))
-    outcome = cc.evaluate_cells([(r.samples(s, 1), r.samples(common.OFF, 1)) for s in r.article_segments], c)
+        return ClaimResult(c, "1 thread not run", vd.inconclusive("the profile's key_cache.threads lacks 1"))
+    outcome = vd.evaluate_cells([(r.samples(s, 1), r.samples(common.OFF, 1)) for s in r.article_segments], c,
+                                r.context)
     return ClaimResult(c, f"P={r.points}, median over {', '.join(map(str, r.article_segments))} segments: "
-                          f"{pct(outcome.value)}{cc.interval(outcome, 1, '%')} ({per_cell_gains(r, [1])})", outcome)
+                          f"{pct(outcome.value)}{vd.interval(outcome, 1, '%')} ({per_cell_gains(r, [1])})", outcome)
 
 
 def per_cell_gains(r: Runs, threads_list) -> str:
@@ -94,21 +96,21 @@ def theirs_slope(r: Runs, machine: str, segments: int) -> float:
     return float((gains * x).sum() / (x * x).sum())
 
 
-def gain_grows_with_threads(r: Runs, c: cc.Criterion) -> ClaimResult:
+def gain_grows_with_threads(r: Runs, c: vd.Criterion) -> ClaimResult:
     segments = r.article_segments[-1]
     theirs = (f"{c.theirs}; slope {theirs_slope(r, 'pitbull', 64):+.0f} (pitbull) and "
               f"{theirs_slope(r, 'perro', 64):+.0f} (perro) points per doubling")
     if len(r.threads) < 2:
-        return ClaimResult(c, "one thread count run", cc.inconclusive("a trend needs at least two thread counts"),
+        return ClaimResult(c, "one thread count run", vd.inconclusive("a trend needs at least two thread counts"),
                            theirs=theirs)
     samples = []
     for threads in r.threads:
         samples += [r.samples(segments, threads), r.samples(common.OFF, threads)]
-    outcome = cc.evaluate_statistic(samples, _slope(np.array(r.threads)), c.band, int(c.min_repeats))
+    outcome = vd.evaluate_statistic(samples, _slope(np.array(r.threads)), c.band, int(c.min_repeats), r.context)
     gains = ", ".join(f"{t}: {pct(100 * (np.median(r.samples(segments, t)) / np.median(r.samples(common.OFF, t)) - 1))}"
                       for t in r.threads if len(r.samples(segments, t)) and len(r.samples(common.OFF, t)))
     result = ClaimResult(c, f"{segments} segments, P={r.points}: slope {outcome.value:+.1f} points per doubling"
-                            f"{cc.interval(outcome)}; gain by threads {gains}", outcome, theirs=theirs)
+                            f"{vd.interval(outcome)}; gain by threads {gains}", outcome, theirs=theirs)
     if outcome.reproduced == "no":
         result.why = (f"on {r.hardware_threads} hardware threads few threads are inside the key cache at once, so "
                       "its mutex is rarely the bottleneck")
@@ -123,39 +125,39 @@ def expected_gain(paper, hardware_threads) -> float:
     return max(0.0, g0 + (g1 - g0) * (hardware_threads - h0) / (h1 - h0))
 
 
-def gain_follows_hardware(r: Runs, c: cc.Criterion) -> ClaimResult:
+def gain_follows_hardware(r: Runs, c: vd.Criterion) -> ClaimResult:
     expected = expected_gain(r.paper, r.hardware_threads)
     segments, threads = r.article_segments[-1], r.threads[-1]
     theirs = (f"{c.theirs}; interpolated for {r.hardware_threads} hardware threads: {pct(expected)}")
     if expected <= 0:
-        return ClaimResult(c, "n/a", cc.inconclusive(f"the interpolated gain for {r.hardware_threads} hardware "
+        return ClaimResult(c, "n/a", vd.inconclusive(f"the interpolated gain for {r.hardware_threads} hardware "
                                                     "threads is 0: nothing to compare with"), theirs=theirs)
 
     def statistic(on, off, axis=-1):
         return 100.0 * (np.median(on, axis=axis) / np.median(off, axis=axis) - 1.0) / expected
 
-    outcome = cc.evaluate_statistic([r.samples(segments, threads), r.samples(common.OFF, threads)], statistic,
-                                    c.band, int(c.min_repeats))
+    outcome = vd.evaluate_statistic([r.samples(segments, threads), r.samples(common.OFF, threads)], statistic,
+                                    c.band, int(c.min_repeats), r.context)
     ours = (f"{pct(outcome.value * expected)} at {threads} threads, {segments} segments = "
-            f"{outcome.value:.2f}x the expected{cc.interval(outcome, 2, 'x')}")
+            f"{outcome.value:.2f}x the expected{vd.interval(outcome, 2, 'x')}")
     return ClaimResult(c, ours, outcome, theirs=theirs)
 
 
-def segments_alike(r: Runs, c: cc.Criterion) -> ClaimResult:
+def segments_alike(r: Runs, c: vd.Criterion) -> ClaimResult:
     """64 segments against 32: the difference of their gains over off (points), the median
     over every thread count above 1, each cell's three arms paired by repeat."""
     threads = [t for t in r.threads if t > 1]
     if not {32, 64} <= set(int(s) for s in r.runs["segments"].unique()) or not threads:
         return ClaimResult(c, "32 and 64 segments not both run above 1 thread",
-                           cc.inconclusive("the profile must run 32 and 64 segments at more than 1 thread"))
+                           vd.inconclusive("the profile must run 32 and 64 segments at more than 1 thread"))
 
     def difference(on64, on32, off, axis=-1):
         return 100.0 * (np.median(on64, axis=axis) - np.median(on32, axis=axis)) / np.median(off, axis=axis)
 
-    outcome = cc.evaluate_cells([(r.samples(64, t), r.samples(32, t), r.samples(common.OFF, t)) for t in threads],
-                                c, cell_statistic=difference)
+    outcome = vd.evaluate_cells([(r.samples(64, t), r.samples(32, t), r.samples(common.OFF, t)) for t in threads],
+                                c, r.context, cell_statistic=difference)
     return ClaimResult(c, f"P={r.points}, 64 minus 32 segments, median over {', '.join(map(str, threads))} threads: "
-                          f"{outcome.value:+.1f} points{cc.interval(outcome, 1)}; per cell: "
+                          f"{outcome.value:+.1f} points{vd.interval(outcome, 1)}; per cell: "
                           f"{per_cell_gains(r, threads)}", outcome)
 
 
@@ -163,45 +165,46 @@ def segments_alike(r: Runs, c: cc.Criterion) -> ClaimResult:
 POINTS_JUDGED_BY = "full"
 
 
-def points_change_little(r: Runs, c: cc.Criterion) -> ClaimResult:
+def points_change_little(r: Runs, c: vd.Criterion) -> ClaimResult:
     """The gain at the largest P run against P=10 (points), at the most threads, the most segments."""
     points = sorted(int(p) for p in r.runs["points"].unique())
     if len(points) < 2:
         return ClaimResult(c, f"only P={points[0]} run",
-                           cc.not_judged(f"this profile runs one P (P={points[0]})", POINTS_JUDGED_BY))
+                           vd.not_judged(f"this profile runs one P (P={points[0]})", POINTS_JUDGED_BY))
     high_p, threads, segments = points[-1], r.threads[-1], r.article_segments[-1]
     runs = r.runs
 
     def arm(p, s):
-        return cc.by_repeat(runs[(runs["points"] == p) & (runs["threads"] == threads) & (runs["segments"] == s)],
+        return vd.by_repeat(runs[(runs["points"] == p) & (runs["threads"] == threads) & (runs["segments"] == s)],
                             "queries_per_second")
 
     def difference(on_high, off_high, on_low, off_low, axis=-1):
         return 100.0 * (np.median(on_high, axis=axis) / np.median(off_high, axis=axis)
                         - np.median(on_low, axis=axis) / np.median(off_low, axis=axis))
 
-    outcome = cc.evaluate_statistic([arm(high_p, segments), arm(high_p, common.OFF), arm(r.points, segments),
-                                     arm(r.points, common.OFF)], difference, c.band, int(c.min_repeats))
+    outcome = vd.evaluate_statistic([arm(high_p, segments), arm(high_p, common.OFF), arm(r.points, segments),
+                                     arm(r.points, common.OFF)], difference, c.band, int(c.min_repeats),
+                                    r.context)
     return ClaimResult(c, f"{threads} threads, {segments} segments: gain at P={high_p} minus at P={r.points}: "
-                          f"{outcome.value:+.1f} points{cc.interval(outcome, 1)}", outcome)
+                          f"{outcome.value:+.1f} points{vd.interval(outcome, 1)}", outcome)
 
 
-def mutex_waits_fall(r: Runs, c: cc.Criterion) -> ClaimResult:
+def mutex_waits_fall(r: Runs, c: vd.Criterion) -> ClaimResult:
     high = r.threads[-1]
     most = max(s for s in r.runs["segments"].unique() if s != common.OFF)
     on, off = r.samples(most, high, "mutex_waits"), r.samples(common.OFF, high, "mutex_waits")
     if high == 1 or not len(off) or np.median(off) == 0:
         return ClaimResult(c, f"mutex waits with segments off at {high} threads: "
                               f"{np.median(off) if len(off) else math.nan:,.0f}",
-                           cc.inconclusive("segments off saw no contention: nothing to remove"))
-    outcome = cc.evaluate_medians(on, off, c)
+                           vd.inconclusive("segments off saw no contention: nothing to remove"))
+    outcome = vd.evaluate_medians(on, off, c, r.context)
     ours = (f"{high} threads: off {np.median(off):,.0f}, {int(most)} segments {np.median(on):,.0f} "
-            f"({outcome.value:.3f}x{cc.interval(outcome, 3, 'x')})")
+            f"({outcome.value:.3f}x{vd.interval(outcome, 3, 'x')})")
     return ClaimResult(c, ours, outcome)
 
 
 # ---------------------------------------------------------------------------
-# The real MariaDB beside the model (records of `python -m dbrepro.key_cache_mariadb run`,
+# The real MariaDB beside the model (records of `dbrepro run key_cache mariadb run`,
 # one row per sysbench run: the same columns the model's claims read, so Runs serves both).
 
 
@@ -224,28 +227,28 @@ def server_measurements(m: Runs, threads: int) -> str:
             f"{100 * share:.0f}% of the {m.hardware_threads} hardware threads; load average {r['loadavg_1m'].median():.1f}")
 
 
-def mariadb_skipped(c: cc.Criterion, reason: str) -> ClaimResult:
-    return ClaimResult(c, "not run", cc.inconclusive(f"the real MariaDB was not run: {reason}"))
+def mariadb_skipped(c: vd.Criterion, reason: str) -> ClaimResult:
+    return ClaimResult(c, "not run", vd.inconclusive(f"the real MariaDB was not run: {reason}"))
 
 
-def mariadb_segments_help(m: Runs, c: cc.Criterion) -> ClaimResult:
+def mariadb_segments_help(m: Runs, c: vd.Criterion) -> ClaimResult:
     """One finding: the median over every cell above 1 thread (each thread count x the article's
     segment counts) of the cell's gain, one paired bootstrap over the repeats."""
     threads = [t for t in m.threads if t > 1]
     if not threads:
-        return ClaimResult(c, "no thread count above 1 run", cc.inconclusive("only 1 thread was run"))
-    outcome = cc.evaluate_cells([(m.samples(s, t), m.samples(common.OFF, t)) for t in threads
-                                 for s in m.article_segments], c)
+        return ClaimResult(c, "no thread count above 1 run", vd.inconclusive("only 1 thread was run"))
+    outcome = vd.evaluate_cells([(m.samples(s, t), m.samples(common.OFF, t)) for t in threads
+                                 for s in m.article_segments], c, m.context)
     result = ClaimResult(c, f"P={m.points}, median over {len(threads) * len(m.article_segments)} cells "
                             f"({', '.join(map(str, threads))} threads x {', '.join(map(str, m.article_segments))} "
-                            f"segments): {pct(outcome.value)}{cc.interval(outcome, 1, '%')}; per cell: "
+                            f"segments): {pct(outcome.value)}{vd.interval(outcome, 1, '%')}; per cell: "
                             f"{per_cell_gains(m, threads)}", outcome)
     if outcome.reproduced != "yes":
         result.why = server_measurements(m, threads[-1])
     return result
 
 
-def mariadb_gain_grows(m: Runs, c: cc.Criterion) -> ClaimResult:
+def mariadb_gain_grows(m: Runs, c: vd.Criterion) -> ClaimResult:
     result = gain_grows_with_threads(m, c)
     if result.outcome.reproduced != "yes" and m.threads:
         result.why = f"at {m.threads[-1]} threads: {server_measurements(m, m.threads[-1])}"
@@ -260,10 +263,10 @@ def _gain_difference(model_on, model_off, real_on, real_off, axis=-1):
     return gain(model_on, model_off) - gain(real_on, real_off)
 
 
-def mariadb_model_agrees(model: Runs, m: Runs, c: cc.Criterion) -> list[ClaimResult]:
+def mariadb_model_agrees(model: Runs, m: Runs, c: vd.Criterion) -> list[ClaimResult]:
     if model.points != m.points:
         return [ClaimResult(c, f"the model ran P={model.points}, the real system P={m.points}",
-                            cc.inconclusive("no P run by both"))]
+                            vd.inconclusive("no P run by both"))]
     results = []
     for threads in [t for t in m.threads if t in model.threads]:
         segments = [s for s in m.article_segments if s in model.article_segments]
@@ -274,28 +277,28 @@ def mariadb_model_agrees(model: Runs, m: Runs, c: cc.Criterion) -> list[ClaimRes
         # repeat) and the two engines resampled on their own.
         cells = [(model.samples(s, threads).to_numpy(), model.samples(common.OFF, threads).to_numpy(),
                   m.samples(s, threads).to_numpy(), m.samples(common.OFF, threads).to_numpy()) for s in segments]
-        outcome = cc.evaluate_cells(cells, c, cell_statistic=_gain_difference)
+        outcome = vd.evaluate_cells(cells, c, m.context, cell_statistic=_gain_difference)
         ours = (f"model - MariaDB, median over {', '.join(map(str, segments))} segments: {outcome.value:+.1f} points"
-                f"{cc.interval(outcome, 1)}")
+                f"{vd.interval(outcome, 1)}")
         results.append(ClaimResult(c, f"P={m.points}: {ours}", outcome,
                                    variant=f"{threads} thread{'' if threads == 1 else 's'}"))
-    return results or [ClaimResult(c, "no thread count run by both", cc.inconclusive("no common thread count"))]
+    return results or [ClaimResult(c, "no thread count run by both", vd.inconclusive("no common thread count"))]
 
 
-def model_within_real(vs: pd.DataFrame | None, c: cc.Criterion) -> ClaimResult:
+def model_within_real(vs: pd.DataFrame | None, c: vd.Criterion) -> ClaimResult:
     """The share of cells (both distributions, every thread and segment count run by both
     engines) where the model's gain lies inside the real MariaDB's 95% interval."""
     if vs is None or not len(vs):
-        return ClaimResult(c, "no cell run by both", cc.inconclusive("no cell run by both the model and MariaDB"))
+        return ClaimResult(c, "no cell run by both", vd.inconclusive("no cell run by both the model and MariaDB"))
     judged = vs[vs["model_within_real_interval"].notna()]
     if not len(judged):
         return ClaimResult(c, f"{len(vs)} cells, none with the real server's interval",
-                           cc.inconclusive("the real server's cells have no interval (fewer than 5 repeats)"))
+                           vd.inconclusive("the real server's cells have no interval (fewer than 5 repeats)"))
     inside = judged["model_within_real_interval"].astype(str).str.lower().isin(["true", "1", "1.0"])
     share = 100.0 * float(inside.mean())
     per = "; ".join(f"{d}: {int(inside[judged['distribution'] == d].sum())} of {int((judged['distribution'] == d).sum())}"
                     for d in sorted(judged["distribution"].unique()))
-    result = ClaimResult(c, f"{share:.0f}% of {len(judged)} cells ({per})", cc.evaluate_count(share, c.band))
+    result = ClaimResult(c, f"{share:.0f}% of {len(judged)} cells ({per})", vd.evaluate_count(share, c.band))
     if result.outcome.reproduced != "yes":
         outside = judged[~inside.to_numpy()]
         worst = outside.loc[(outside["model_gain_pct"] - outside["real_gain_pct"]).abs().idxmax()]
@@ -312,7 +315,7 @@ def mariadb_claims(model: Runs, mariadb: pd.DataFrame | None, k, skipped: str) -
                                                        "mariadb_points_change_little") if name in k))
     if mariadb is None or not len(mariadb):
         return [mariadb_skipped(k[name], skipped or "no records of the real MariaDB") for name in ids]
-    m = Runs(mariadb, model.paper)
+    m = Runs(mariadb, model.paper, model.context)
     found = [one_thread_small_loss(m, k["mariadb_one_thread_small_loss"]),
              mariadb_segments_help(m, k["mariadb_segments_help"]),
              mariadb_gain_grows(m, k["mariadb_gain_grows_with_threads"]),
@@ -327,9 +330,10 @@ def mariadb_claims(model: Runs, mariadb: pd.DataFrame | None, k, skipped: str) -
     return found
 
 
-def claims(runs: pd.DataFrame, paper, criteria: cc.Criteria, mariadb: pd.DataFrame | None = None,
-           mariadb_skipped_reason: str = "", model_vs_real: pd.DataFrame | None = None) -> list[ClaimResult]:
-    r = Runs(runs, paper)
+def claims(runs: pd.DataFrame, paper, criteria: vd.Criteria, mariadb: pd.DataFrame | None = None,
+           mariadb_skipped_reason: str = "", model_vs_real: pd.DataFrame | None = None,
+           context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
+    r = Runs(runs, paper, context)
     k = criteria.claims
     found = [one_thread_small_loss(r, k["one_thread_small_loss"]),
              gain_grows_with_threads(r, k["gain_grows_with_threads"]),
@@ -352,36 +356,37 @@ def in_scope(frame: pd.DataFrame | None, scope: dict) -> pd.DataFrame | None:
 
 
 def main(paper_path, csv_path, md_path, run_paths, criteria_path=None, mariadb_paths=(),
-         mariadb_skipped_reason="", model_vs_real_path=None, run_config=None) -> pd.DataFrame:
-    from dbrepro import key_cache, key_cache_mariadb  # noqa: F401 (register the table rows)
+         mariadb_skipped_reason="", model_vs_real_path=None, run_config=None,
+         context: vd.Context = vd.DEFAULT) -> pd.DataFrame:
     from dbrepro.records import load_runs
 
-    criteria = cc.load_criteria(criteria_path or "key_cache", run_config)
+    criteria = vd.load_criteria(criteria_path or "key_cache", run_config)
     mariadb = in_scope(load_runs(mariadb_paths), criteria.scope) if mariadb_paths else None
     model = in_scope(load_runs(run_paths), criteria.scope)
     vs = pd.read_csv(model_vs_real_path) if model_vs_real_path else None
-    found = claims(model, common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason, vs)
+    found = claims(model, common.load_paper(paper_path), criteria, mariadb, mariadb_skipped_reason, vs, context)
     judged = (f"The claims judge the cells with the whole index cached and each thread's points drawn "
               f"the {criteria.scope.get('distribution', common.ARTICLE_DISTRIBUTION)} way (the criteria's scope); "
               "both draws, cell by cell, are in model_vs_real.csv and mutex_account.csv.")
-    return cc.write_claims(found, criteria, csv_path, md_path,
-                           preamble="\n\n".join(part for part in (cc.load_account(model, mariadb), judged) if part))
+    account = vd.load_account(context, model, mariadb)
+    return vd.write_claims(vd.judge_all(found, criteria, context), criteria, csv_path, md_path, context,
+                           preamble="\n\n".join(part for part in (account, judged) if part))
 
 
 if "snakemake" in globals():
-    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
-    common.run_logged(snakemake.log[0], partial(main, run_config=snakemake.config), i.paper,  # noqa: F821
-                      snakemake.output.csv, snakemake.output.md,  # noqa: F821
+    context = vd.Context.from_params(snakemake.params)  # noqa: F821 (what this profile can judge)
+    common.run_logged(snakemake.log[0], partial(main, run_config=snakemake.config, context=context),  # noqa: F821
+                      i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
                       list(i.runs), i.criteria, list(i.mariadb_runs), snakemake.params.settings["mariadb_skipped"],  # noqa: F821
                       i.model_vs_real)
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("paper", "csv", "md"):
         parser.add_argument(name)
-    parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.key_cache run` (JSON)")
+    parser.add_argument("runs", nargs="+", help="raw-run records of `dbrepro run key_cache run` (JSON)")
     parser.add_argument("--mariadb", nargs="*", default=[],
-                        help="records of `python -m dbrepro.key_cache_mariadb run` (JSON), the real system")
+                        help="records of `dbrepro run key_cache mariadb run` (JSON), the real system")
     a = parser.parse_args()
     print(main(a.paper, a.csv, a.md, a.runs, mariadb_paths=a.mariadb,
                mariadb_skipped_reason="" if a.mariadb else "no --mariadb records given").to_string(index=False))

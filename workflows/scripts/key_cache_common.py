@@ -70,18 +70,19 @@ MIN_REPEATS = 5  # as a timed claim's min_repeats: fewer repeats give no interva
 def paired_gain_interval(on: pd.Series, off: pd.Series) -> tuple[int, float, float]:
     """The repeats both arms have, and the 95% interval of the gain (%) of `on` over `off`
     paired by repeat (the arms of a repeat ran back to back); NaN below MIN_REPEATS.
-    `on` and `off` are claims_common.by_repeat samples."""
+    `on` and `off` are dbrepro.verdicts.by_repeat samples."""
     import math
 
     import numpy as np
 
-    import claims_common as cc
+    from dbrepro import verdicts as vd
 
-    samples = cc.align([on, off])
+    samples = vd.align([on, off])
     if len(samples[0]) < MIN_REPEATS:
         return len(samples[0]), math.nan, math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = cc.bootstrap_interval(samples, cc.median_effect("pct_change"), paired=samples.paired)
+        low, high = vd.bootstrap_interval(samples, vd.median_effect("pct_change"), vd.CONFIDENCE,
+                                          paired=samples.paired)
     return len(samples[0]), low, high
 
 

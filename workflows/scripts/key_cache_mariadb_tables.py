@@ -6,7 +6,7 @@
   microseconds, voluntary and involuntary context switches; the load average;
 - mariadb_gains.csv: the gain of each segments value over off per (distribution,
   threads, P), (median q/s with N / median q/s off - 1) x 100 with its 95%
-  bootstrap interval (claims_common's, paired by repeat; none with fewer than
+  bootstrap interval (dbrepro.verdicts', paired by repeat; none with fewer than
   key_cache_common.MIN_REPEATS repeats), beside the model's gain and the article's;
 - mariadb_relative.csv: the article's form, one row per (P, segments, source),
   one column per thread count: the real system (and its interval's bounds), the
@@ -22,9 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import key_cache_common as common
-from dbrepro import key_cache_mariadb  # noqa: F401 (registers the key_cache_mariadb table rows)
 from dbrepro.records import load_runs
 
 KEYS = ["distribution", "segments", "threads", "points"]
@@ -76,10 +75,10 @@ def gains_table(runs: pd.DataFrame, model: pd.DataFrame, paper: dict) -> pd.Data
         off = cell.loc[cell["segments"] == common.OFF, "queries_per_second"].to_numpy(dtype=float)
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
             on = cell.loc[cell["segments"] == segments, "queries_per_second"].to_numpy(dtype=float)
-            gain = float(cc.median_effect("pct_change")(on, off)) if len(on) and len(off) else math.nan
+            gain = float(vd.median_effect("pct_change")(on, off)) if len(on) and len(off) else math.nan
             _, low, high = common.paired_gain_interval(
-                cc.by_repeat(cell[cell["segments"] == segments], "queries_per_second"),
-                cc.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second"))
+                vd.by_repeat(cell[cell["segments"] == segments], "queries_per_second"),
+                vd.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second"))
             key = (distribution, int(segments), int(threads), int(points))
             rows.append({
                 "distribution": distribution, "points": int(points), "threads": int(threads), "segments": int(segments),
@@ -132,7 +131,7 @@ elif __name__ == "__main__":
     parser.add_argument("model", help="results/tables/key_cache/throughput.csv (the model's)")
     parser.add_argument("paper", help="workflows/data/key_cache_paper.yaml")
     parser.add_argument("out_dir", help="folder for mariadb_{throughput,gains,relative}.csv")
-    parser.add_argument("runs", nargs="+", help="records of `python -m dbrepro.key_cache_mariadb run` (JSON)")
+    parser.add_argument("runs", nargs="+", help="records of `dbrepro run key_cache mariadb run` (JSON)")
     a = parser.parse_args()
     out = Path(a.out_dir)
     print(main(a.model, a.paper, out / "mariadb_throughput.csv", out / "mariadb_gains.csv",

@@ -26,9 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import key_cache_common as common
-from dbrepro import key_cache, key_cache_mariadb  # noqa: F401 (register the table rows)
 from dbrepro.records import load_runs
 
 CELL = ["distribution", "points", "threads"]
@@ -40,12 +39,12 @@ def gains(runs: pd.DataFrame) -> pd.DataFrame:
     """Per cell and segments value: the gain over off with its interval paired by repeat."""
     rows = []
     for key, cell in common.with_fraction(runs).groupby(CELL):
-        off = cc.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second")
+        off = vd.by_repeat(cell[cell["segments"] == common.OFF], "queries_per_second")
         for segments in sorted(s for s in cell["segments"].unique() if s != common.OFF):
-            on = cc.by_repeat(cell[cell["segments"] == segments], "queries_per_second")
+            on = vd.by_repeat(cell[cell["segments"] == segments], "queries_per_second")
             repeats, low, high = common.paired_gain_interval(on, off)
-            samples = cc.align([on, off])
-            gain = float(cc.median_effect("pct_change")(samples[0], samples[1])) if repeats else math.nan
+            samples = vd.align([on, off])
+            gain = float(vd.median_effect("pct_change")(samples[0], samples[1])) if repeats else math.nan
             rows.append({**dict(zip(CELL, key)), "segments": int(segments), "gain_pct": gain, "ci_low": low,
                          "ci_high": high, "repeats": repeats})
     return pd.DataFrame(rows, columns=[*CELL, "segments", "gain_pct", "ci_low", "ci_high", "repeats"])
@@ -143,11 +142,11 @@ if "snakemake" in globals():
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", help="folder for model_vs_real.csv and mutex_account.csv")
-    parser.add_argument("--model", nargs="+", required=True, help="records of `python -m dbrepro.key_cache run`")
+    parser.add_argument("--model", nargs="+", required=True, help="records of `dbrepro run key_cache run`")
     parser.add_argument("--mariadb", nargs="*", default=[],
-                        help="timed records of `python -m dbrepro.key_cache_mariadb run`")
+                        help="timed records of `dbrepro run key_cache mariadb run`")
     parser.add_argument("--account", nargs="*", default=[],
-                        help="accounting records of `python -m dbrepro.key_cache_mariadb run --account`")
+                        help="accounting records of `dbrepro run key_cache mariadb run --account`")
     a = parser.parse_args()
     out = Path(a.out_dir)
     print(main(a.model, a.mariadb, out / "model_vs_real.csv", out / "mutex_account.csv",

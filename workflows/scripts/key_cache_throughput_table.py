@@ -14,7 +14,6 @@ import argparse
 import pandas as pd
 
 import key_cache_common as common
-from dbrepro import key_cache  # noqa: F401 (registers the key_cache table rows)
 from dbrepro.records import load_runs
 
 KEYS = ["distribution", "index_fraction", "segments", "threads", "points"]
@@ -53,6 +52,6 @@ if "snakemake" in globals():
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", help="CSV to write")
-    parser.add_argument("runs", nargs="+", help="raw-run records of `python -m dbrepro.key_cache run` (JSON)")
+    parser.add_argument("runs", nargs="+", help="raw-run records of `dbrepro run key_cache run` (JSON)")
     args = parser.parse_args()
     print(main(args.out, args.runs).to_string(index=False))

@@ -2,7 +2,7 @@
 theirs, and whether ours reproduces it by the criterion written in
 workflows/claims/looking_glass.yaml (the only place the criteria live).
 
-Writes claims.csv (claims_common.CLAIM_COLUMNS; reproduced is yes, no or
+Writes claims.csv (dbrepro.verdicts.CLAIM_COLUMNS; reproduced is yes, no or
 inconclusive) and claims.md (the table, each claim's criterion and source, and
 for each claim not reproduced a sentence, computed from our tables, saying how
 we differ).
@@ -10,7 +10,7 @@ we differ).
 Instruction counts are deterministic (count claims, exact comparisons), and
 are counted on several seeds (instructions_seeds.csv): each count claim is
 judged on every seed and holds only if it holds on all of them
-(claims_common.across_seeds). The ladder's throughput is timed: its
+(dbrepro.verdicts.across_seeds). The ladder's throughput is timed: its
 per-repeat runs are the bootstrap's samples. The ladder runs in duets (two
 steps at once, dbrepro.duet): each ratio pairs the two steps of one duet per
 repeat (looking_glass.DUET_PAIRS).
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import looking_glass_common as common
-from claims_common import ClaimResult
+from dbrepro.verdicts import ClaimResult
 
 LABEL = common.COMPONENT_LABELS
 DUET_WORDS = {"split": "both steps at once, one on each CPU, the CPUs swapped between repeats",
@@ -93,7 +93,7 @@ class Tables:
         rows = self.runs[self.runs["step"] == step]
         if partner is not None and self.in_duets(step, partner):
             rows = rows[rows["partner_step"] == partner]
-        return cc.by_repeat(rows, column)
+        return vd.by_repeat(rows, column)
 
     def duet_layout(self, step, partner) -> str:
         """How the step's duets with `partner` ran (split, shared; '' if the runs do not say)."""
@@ -141,26 +141,26 @@ def _name(txn_type: str) -> str:
 # The claims: each computes its quantity; the band comes from the criteria.
 
 
-def every_component_matters(t: Tables, c: cc.Criterion) -> ClaimResult:
+def every_component_matters(t: Tables, c: vd.Criterion) -> ClaimResult:
     ours = {k: t.share("payment", k) for k in common.COMPONENTS}
     smallest = min(ours, key=ours.get)
     result = ClaimResult(c, f"smallest: {LABEL[smallest]} {pct(ours[smallest])}",
-                         cc.evaluate_count(ours[smallest], c.band))
-    short = [k for k in common.COMPONENTS if not cc.evaluate_count(ours[k], c.band).reproduced == "yes"]
+                         vd.evaluate_count(ours[smallest], c.band))
+    short = [k for k in common.COMPONENTS if not vd.evaluate_count(ours[k], c.band).reproduced == "yes"]
     result.why = "; ".join(
         f"{LABEL[k]} removes only {pct(ours[k])} of Payment's {count(t.total(0, 'payment'))} step-0 instructions "
         f"(the paper: {pct(t.theirs_share('payment', k))})" for k in short)
     return result
 
 
-def buffer_manager_largest(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
+def buffer_manager_largest(t: Tables, c: vd.Criterion, txn_type: str) -> ClaimResult:
     ours = {k: t.share(txn_type, k) for k in common.COMPONENTS}
     bm = "buffer_manager"
     others = {k: v for k, v in ours.items() if k != bm}
     runner_up = max(others, key=others.get)
     margin = ours[bm] - others[runner_up]
     result = ClaimResult(c, f"buffer manager {pct(ours[bm])}, next {LABEL[runner_up]} {pct(ours[runner_up])} "
-                            f"({margin:+.1f} points)", cc.evaluate_count(margin, c.band))
+                            f"({margin:+.1f} points)", vd.evaluate_count(margin, c.band))
     if result.outcome.reproduced != "yes":
         largest = max(ours, key=ours.get)
         result.why = (f"{LABEL[largest]} removes {pct(ours[largest])} of {_name(txn_type)}'s step-0 instructions, "
@@ -170,10 +170,10 @@ def buffer_manager_largest(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimRe
     return result
 
 
-def payment_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
+def payment_share(t: Tables, c: vd.Criterion, component: str) -> ClaimResult:
     ours = t.share("payment", component)
     steps = common.component_steps(t.instructions)[component]
-    result = ClaimResult(c, pct(ours), cc.evaluate_count(ours, c.band))
+    result = ClaimResult(c, pct(ours), vd.evaluate_count(ours, c.band))
     if result.outcome.reproduced != "yes":
         changes = t.phase_change("payment", steps[0] - 1, steps[-1])
         result.why = (f"{LABEL[component]} ({_steps_words(steps)}) removes "
@@ -183,12 +183,12 @@ def payment_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
     return result
 
 
-def small_pages_cut_new_order(t: Tables, c: cc.Criterion) -> ClaimResult:
+def small_pages_cut_new_order(t: Tables, c: vd.Criterion) -> ClaimResult:
     step = SMALL_PAGE_STEP
     change = t.total(step, "new_order") - t.total(step - 1, "new_order")
     change_pct = 100.0 * change / t.total(0, "new_order")
     result = ClaimResult(c, f"{change_pct:+.1f}% of step 0 ({signed_count(change)} per New Order)",
-                         cc.evaluate_count(change_pct, c.band))
+                         vd.evaluate_count(change_pct, c.band))
     if result.outcome.reproduced != "yes":
         changes = t.phase_change("new_order", step - 1, step)
         result.why = (f"with 32 KB pages our New Order runs {count(change)} more instructions per transaction "
@@ -197,21 +197,22 @@ def small_pages_cut_new_order(t: Tables, c: cc.Criterion) -> ClaimResult:
     return result
 
 
-def new_order_to_payment(t: Tables, c: cc.Criterion) -> ClaimResult:
+def new_order_to_payment(t: Tables, c: vd.Criterion) -> ClaimResult:
     ours = t.total(0, "new_order") / t.total(0, "payment")
     return ClaimResult(c, f"{ratio(ours)} ({count(t.total(0, 'new_order'))} / {count(t.total(0, 'payment'))})",
-                       cc.evaluate_count(ours, c.band))
+                       vd.evaluate_count(ours, c.band))
 
 
-def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int, column: str = "throughput_tps") -> ClaimResult:
+def speedup(t: Tables, c: vd.Criterion, fast: int, slow: int, column: str = "throughput_tps",
+            context: vd.Context = vd.DEFAULT) -> ClaimResult:
     """Ratio of median throughputs: wall time (throughput_tps) or per CPU-second (cpu_tps)."""
     fast_runs, slow_runs = t.tps_samples(fast, column, partner=slow), t.tps_samples(slow, column, partner=fast)
     if fast_runs.empty or slow_runs.empty:
         missing = [s for s, r in ((slow, slow_runs), (fast, fast_runs)) if r.empty]
-        outcome = cc.inconclusive(f"step(s) {', '.join(map(str, missing))} not run: both must be in the "
+        outcome = vd.inconclusive(f"step(s) {', '.join(map(str, missing))} not run: both must be in the "
                                   "profile's looking_glass.ladder.steps")
         return ClaimResult(c, "not measured", outcome)
-    outcome = cc.evaluate_medians(fast_runs, slow_runs, c)
+    outcome = vd.evaluate_medians(fast_runs, slow_runs, c, context)
     if t.in_duets(fast, slow) and outcome.pairing.startswith("paired by repeat"):
         # Each repeat's pair is one duet: both steps at once (dbrepro.duet's layouts).
         words = DUET_WORDS.get(t.duet_layout(fast, slow), "both at once")
@@ -220,7 +221,7 @@ def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int, column: str = "thr
     unit = "tps" if column == "throughput_tps" else "txn per CPU-second"
     # The medians the ratio is formed of: each step's runs in this duet (where the ladder ran in duets).
     result = ClaimResult(c, f"{ratio(outcome.value)} ({count(fast_runs.median())} / {count(slow_runs.median())} {unit})"
-                            f"{cc.interval(outcome, 2, 'x')}", outcome)
+                            f"{vd.interval(outcome, 2, 'x')}", outcome)
     if outcome.reproduced == "no":
         instructions = t.mix_instructions(slow) / t.mix_instructions(fast)
         result.why = (f"its instructions per transaction of the mix are {ratio(instructions)} fewer "
@@ -232,10 +233,10 @@ def speedup(t: Tables, c: cc.Criterion, fast: int, slow: int, column: str = "thr
     return result
 
 
-def remaining_share(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
+def remaining_share(t: Tables, c: vd.Criterion, txn_type: str) -> ClaimResult:
     ours = 100.0 * t.total(common.STRIPPED_STEP, txn_type) / t.total(0, txn_type)
     result = ClaimResult(c, f"{pct(ours)} ({count(t.total(common.STRIPPED_STEP, txn_type))} of "
-                            f"{count(t.total(0, txn_type))})", cc.evaluate_count(ours, c.band))
+                            f"{count(t.total(0, txn_type))})", vd.evaluate_count(ours, c.band))
     if result.outcome.reproduced != "yes":
         result.why = (f"our stripped engine still runs {count(t.total(common.STRIPPED_STEP, txn_type))} "
                       f"instructions per {_name(txn_type)}; the optimal kernel runs "
@@ -243,20 +244,20 @@ def remaining_share(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
     return result
 
 
-def stripped_over_optimal(t: Tables, c: cc.Criterion, txn_type: str) -> ClaimResult:
+def stripped_over_optimal(t: Tables, c: vd.Criterion, txn_type: str) -> ClaimResult:
     stripped, optimal = t.total(common.STRIPPED_STEP, txn_type), t.total(common.OPTIMAL_STEP, txn_type)
     ours = stripped / optimal if optimal else math.nan
-    return ClaimResult(c, f"{ratio(ours)} ({count(stripped)} / {count(optimal)})", cc.evaluate_count(ours, c.band))
+    return ClaimResult(c, f"{ratio(ours)} ({count(stripped)} / {count(optimal)})", vd.evaluate_count(ours, c.band))
 
 
-def cycles_versus_instructions(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
+def cycles_versus_instructions(t: Tables, c: vd.Criterion, component: str) -> ClaimResult:
     ins, cyc = t.share("new_order", component), t.share("new_order", component, "cycles")
     if math.isnan(cyc):
         return ClaimResult(c, "cycles not counted",
-                           cc.inconclusive("cycles were not counted (looking_glass.instructions.cycles: false)"))
+                           vd.inconclusive("cycles were not counted (looking_glass.instructions.cycles: false)"))
     difference = cyc - ins
     result = ClaimResult(c, f"{pct(cyc)} of cycles vs {pct(ins)} of instructions{t.cycles_note()}",
-                         cc.evaluate_count(difference, c.band))
+                         vd.evaluate_count(difference, c.band))
     if result.outcome.reproduced != "yes":
         source = ("callgrind's estimate Ir + 10 Bm + 10 L1m + 100 LLm, not a measurement"
                   if t.estimated else "measured")
@@ -264,13 +265,13 @@ def cycles_versus_instructions(t: Tables, c: cc.Criterion, component: str) -> Cl
     return result
 
 
-def switch_share(t: Tables, c: cc.Criterion, step: int) -> ClaimResult:
+def switch_share(t: Tables, c: vd.Criterion, step: int) -> ClaimResult:
     """Figure 7: New Order's instructions switch `step` removes, as % of step 0's."""
     ours = float(t.switches.at[step, "new_order_removed_pct"])
     theirs = float(t.switches.at[step, "theirs_new_order_removed_pct"])
     removed = float(t.switches.at[step, "new_order_removed"])
     result = ClaimResult(c, f"{pct(ours)} ({signed_count(-removed)} of {count(t.total(0, 'new_order'))})",
-                         cc.evaluate_count(ours, c.band))
+                         vd.evaluate_count(ours, c.band))
     if result.outcome.reproduced != "yes" and step < common.OPTIMAL_STEP:
         changes = t.phase_change("new_order", step - 1, step)
         moved = _largest_phase_moves(changes, removed=removed > 0)
@@ -280,7 +281,7 @@ def switch_share(t: Tables, c: cc.Criterion, step: int) -> ClaimResult:
     return result
 
 
-def group_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
+def group_share(t: Tables, c: vd.Criterion, component: str) -> ClaimResult:
     """Figures 5, 6, 8: the group's share of each transaction type, the larger distance to the paper's."""
     parts, distances = [], []
     for txn_type in ("payment", "new_order"):
@@ -288,7 +289,7 @@ def group_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
         distances.append(abs(ours - theirs))
         parts.append(f"{_name(txn_type)} {pct(ours)} ({ours - theirs:+.1f})")
     farthest = max(distances)
-    result = ClaimResult(c, f"{', '.join(parts)}: {farthest:.1f} points", cc.evaluate_count(farthest, c.band))
+    result = ClaimResult(c, f"{', '.join(parts)}: {farthest:.1f} points", vd.evaluate_count(farthest, c.band))
     if result.outcome.reproduced != "yes":
         steps = common.component_steps(t.instructions).get(component)
         where = _steps_words(steps) if steps else f"left at step {common.STRIPPED_STEP}"
@@ -296,18 +297,18 @@ def group_share(t: Tables, c: cc.Criterion, component: str) -> ClaimResult:
     return result
 
 
-def same_cycles(t: Tables, c: cc.Criterion, components: tuple[str, ...]) -> ClaimResult:
+def same_cycles(t: Tables, c: vd.Criterion, components: tuple[str, ...]) -> ClaimResult:
     """Figure 8: the larger |cycles share - instructions share| of the components (points)."""
     gaps = {k: t.share("new_order", k, "cycles") - t.share("new_order", k) for k in components}
     if any(math.isnan(g) for g in gaps.values()):
         return ClaimResult(c, "cycles not counted",
-                           cc.inconclusive("cycles were not counted (looking_glass.instructions.cycles: false)"))
+                           vd.inconclusive("cycles were not counted (looking_glass.instructions.cycles: false)"))
     largest = max(abs(g) for g in gaps.values())
     parts = ", ".join(f"{LABEL[k]} {g:+.1f}" for k, g in gaps.items())
-    return ClaimResult(c, f"{parts} points{t.cycles_note()}", cc.evaluate_count(largest, c.band))
+    return ClaimResult(c, f"{parts} points{t.cycles_note()}", vd.evaluate_count(largest, c.band))
 
 
-def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
+def all_claims(t: Tables, criteria: vd.Criteria, context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
     c = criteria.claims
     return [
         every_component_matters(t, c["every_component_matters"]),
@@ -317,9 +318,9 @@ def all_claims(t: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
         payment_share(t, c["logging_share_payment"], "logging"),
         small_pages_cut_new_order(t, c["small_pages_cut_new_order"]),
         new_order_to_payment(t, c["new_order_to_payment"]),
-        speedup(t, c["speedup_stripped_vs_in_memory"], common.STRIPPED_STEP, IN_MEMORY_STEP, "cpu_tps"),
-        speedup(t, c["speedup_stripped_vs_flushing"], common.STRIPPED_STEP, common.FIRST_STEP),
-        speedup(t, c["speedup_optimal_vs_stripped"], common.OPTIMAL_STEP, common.STRIPPED_STEP, "cpu_tps"),
+        speedup(t, c["speedup_stripped_vs_in_memory"], common.STRIPPED_STEP, IN_MEMORY_STEP, "cpu_tps", context),
+        speedup(t, c["speedup_stripped_vs_flushing"], common.STRIPPED_STEP, common.FIRST_STEP, context=context),
+        speedup(t, c["speedup_optimal_vs_stripped"], common.OPTIMAL_STEP, common.STRIPPED_STEP, "cpu_tps", context),
         remaining_share(t, c["remaining_share_payment"], "payment"),
         remaining_share(t, c["remaining_share_new_order"], "new_order"),
         stripped_over_optimal(t, c["stripped_over_optimal_payment"], "payment"),
@@ -389,31 +390,31 @@ def seed_tables(tables: Tables) -> dict:
     return built
 
 
-def judged(tables: Tables, criteria: cc.Criteria) -> list[ClaimResult]:
+def on_every_seed(tables: Tables, criteria: vd.Criteria, context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
     """Every claim: counts on every seed counted, timed claims from the ladder's runs."""
     by_seed = seed_tables(tables)
     if not by_seed:
         seed = int(tables.instructions["seed"].iloc[0]) if "seed" in tables.instructions.columns else None
-        results = all_claims(tables, criteria)
-        return [r if r.criterion.timed or seed is None else cc.across_seeds({seed: r}, criteria.min_seeds)
+        results = all_claims(tables, criteria, context)
+        return [r if r.criterion.timed or seed is None else vd.across_seeds({seed: r}, criteria.min_seeds)
                 for r in results]
-    return cc.judge_on_seeds(all_claims(tables, criteria), lambda seed: all_claims(by_seed[seed], criteria),
-                             list(by_seed), criteria.min_seeds)
+    return vd.judge_on_seeds(all_claims(tables, criteria, context),
+                             lambda seed: all_claims(by_seed[seed], criteria, context), list(by_seed), criteria.min_seeds)
 
 
-def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=None, run_config=None) -> pd.DataFrame:
-    criteria = cc.load_criteria(criteria_path or "looking_glass", run_config)
-    results = judged(tables, criteria)
+def main(tables: Tables, csv_path, md_path, profile: str = "", criteria_path=None, run_config=None,
+         context: vd.Context = vd.DEFAULT) -> pd.DataFrame:
+    criteria = vd.load_criteria(criteria_path or "looking_glass", run_config)
+    results = on_every_seed(tables, criteria, context)
     backend = common.backend_of(tables.instructions)
     preamble = (f"Harizopoulos et al., *OLTP through the looking glass*, SIGMOD 2008, against the dbrepro engine "
                 f"(profile `{profile}`). Instruction counts: {backend}"
                 + (" (cycles are callgrind's estimate, not measured)" if tables.estimated else "") + ". "
-                + cc.load_account(tables.runs if len(tables.runs) else None))
-    return cc.write_claims(results, criteria, csv_path, md_path, preamble)
+                + vd.load_account(context, tables.runs if len(tables.runs) else None))
+    return vd.write_claims(vd.judge_all(results, criteria, context), criteria, csv_path, md_path, context, preamble)
 
 
 if "snakemake" in globals():
-    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     inputs = snakemake.input  # noqa: F821 (defined by Snakemake)
     common.run_logged(
         snakemake.log[0],  # noqa: F821
@@ -425,6 +426,7 @@ if "snakemake" in globals():
             snakemake.config.get("profile", ""),  # noqa: F821
             inputs.criteria,
             snakemake.config,  # noqa: F821
+            vd.Context.from_params(snakemake.params),  # noqa: F821 (what this profile can judge)
         ),
     )
 elif __name__ == "__main__":

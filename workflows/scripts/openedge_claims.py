@@ -4,7 +4,7 @@ workflows/claims/openedge.yaml (the only place the criteria live).
 
 Times and per-user spreads are timed claims: each step's repeats (runs.csv,
 one row per step and repeat) are the bootstrap's samples. Traffic, lookups and
-records are counts. Writes claims.csv (claims_common.CLAIM_COLUMNS) and claims.md.
+records are counts. Writes claims.csv (dbrepro.verdicts.CLAIM_COLUMNS) and claims.md.
 
 Run by Snakemake (rule openedge_claims), or by hand:
     python workflows/scripts/openedge_claims.py runs.csv traffic.csv scan.csv latency.csv paper.yaml claims.csv claims.md
@@ -15,9 +15,9 @@ import math
 import numpy as np
 import pandas as pd
 
-import claims_common as cc
+from dbrepro import verdicts as vd
 import openedge_common as common
-from claims_common import ClaimResult
+from dbrepro.verdicts import ClaimResult
 
 
 def pct(value) -> str:
@@ -25,7 +25,8 @@ def pct(value) -> str:
 
 
 class Tables:
-    def __init__(self, runs, traffic, paper, scan=None, latency=None):
+    def __init__(self, runs, traffic, paper, scan=None, latency=None, context: vd.Context = vd.DEFAULT):
+        self.context = context  # what this run can judge
         self.runs = runs.assign(user_cv=runs["user_stddev_seconds"] / runs["user_mean_seconds"])
         self.traffic = traffic.set_index("name")
         self.scan = None if scan is None else scan.set_index("name")
@@ -37,7 +38,7 @@ class Tables:
 
     def samples(self, name, column="wall_seconds") -> pd.Series:
         """One step's runs by repeat (disturbed runs left out): the paired bootstrap's sample."""
-        return cc.by_repeat(self.runs[self.runs["name"] == name], column)
+        return vd.by_repeat(self.runs[self.runs["name"] == name], column)
 
     @property
     def cpus(self) -> int:
@@ -49,11 +50,11 @@ class Tables:
             f"{n} {self.samples(n).min():.3f}-{self.samples(n).max():.3f} s" for n in names)
 
 
-def time_claim(t: Tables, c: cc.Criterion, name: str, previous: str) -> ClaimResult:
+def time_claim(t: Tables, c: vd.Criterion, name: str, previous: str) -> ClaimResult:
     if not t.has(name, previous):
-        return ClaimResult(c, "not run", cc.inconclusive(f"the profile's openedge.steps lack {name} or {previous}"))
-    outcome = cc.evaluate_medians(t.samples(name), t.samples(previous), c)
-    result = ClaimResult(c, f"{pct(outcome.value)} time vs {previous}{cc.interval(outcome, 1, '%')}", outcome)
+        return ClaimResult(c, "not run", vd.inconclusive(f"the profile's openedge.steps lack {name} or {previous}"))
+    outcome = vd.evaluate_medians(t.samples(name), t.samples(previous), c, t.context)
+    result = ClaimResult(c, f"{pct(outcome.value)} time vs {previous}{vd.interval(outcome, 1, '%')}", outcome)
     if outcome.reproduced != "yes":
         result.why = t.spread_note(name, previous)
         if name == "mtdbs" and outcome.value > 0:
@@ -62,49 +63,49 @@ def time_claim(t: Tables, c: cc.Criterion, name: str, previous: str) -> ClaimRes
     return result
 
 
-def user_spread_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+def user_spread_claim(t: Tables, c: vd.Criterion) -> ClaimResult:
     pairs = [("mtdbs", "bht"), ("ssj", "mtdbs")]
     if not t.has("bht", "mtdbs", "ssj"):
-        return ClaimResult(c, "not run", cc.inconclusive("the profile's openedge.steps lack bht, mtdbs or ssj"))
-    outcome = cc.evaluate_cells([(t.samples(a, "user_cv"), t.samples(b, "user_cv")) for a, b in pairs], c)
+        return ClaimResult(c, "not run", vd.inconclusive("the profile's openedge.steps lack bht, mtdbs or ssj"))
+    outcome = vd.evaluate_cells([(t.samples(a, "user_cv"), t.samples(b, "user_cv")) for a, b in pairs], c, t.context)
     cvs = ", ".join(f"{n} {t.samples(n, 'user_cv').median():.3f}" for n in ("bht", "mtdbs", "ssj"))
     steps = "; ".join(f"{a}/{b} {t.samples(a, 'user_cv').median() / t.samples(b, 'user_cv').median():.2f}x"
                       for a, b in pairs)
-    return ClaimResult(c, f"median of the two steps' CV ratios {outcome.value:.2f}x{cc.interval(outcome, 2, 'x')} "
+    return ClaimResult(c, f"median of the two steps' CV ratios {outcome.value:.2f}x{vd.interval(outcome, 2, 'x')} "
                           f"(median per-user CV: {cvs}; {steps})", outcome)
 
 
-def traffic_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+def traffic_claim(t: Tables, c: vd.Criterion) -> ClaimResult:
     if not all(n in t.traffic.index for n in ("mtdbs", "ssj")):
-        return ClaimResult(c, "not run", cc.inconclusive("the profile's openedge.steps lack mtdbs or ssj"))
+        return ClaimResult(c, "not run", vd.inconclusive("the profile's openedge.steps lack mtdbs or ssj"))
     before, after = float(t.traffic.at["mtdbs", "bytes_on_wire"]), float(t.traffic.at["ssj", "bytes_on_wire"])
     m_before, m_after = float(t.traffic.at["mtdbs", "messages_on_wire"]), float(t.traffic.at["ssj", "messages_on_wire"])
     return ClaimResult(c, f"bytes {before:,.0f} -> {after:,.0f} ({after / before:.3f}x), "
-                          f"messages {m_before:,.0f} -> {m_after:,.0f}", cc.evaluate_count(after / before, c.band))
+                          f"messages {m_before:,.0f} -> {m_after:,.0f}", vd.evaluate_count(after / before, c.band))
 
 
-def optimistic_join_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+def optimistic_join_claim(t: Tables, c: vd.Criterion) -> ClaimResult:
     """The finding, on the article's workload: the join's lookups of index blocks (bht step)."""
     if "bht" not in t.traffic.index or "lookups_avoided_per_index_block" not in t.traffic.columns:
-        return ClaimResult(c, "not run", cc.inconclusive("no join run with the bht step"))
+        return ClaimResult(c, "not run", vd.inconclusive("no join run with the bht step"))
     join = t.traffic.loc["bht"]
     per_block = float(join["lookups_avoided_per_index_block"])
     scan = (f"; on a scan (the check): {float(t.scan.at['bht', 'lookups_avoided_per_index_block']):,.1f} per block"
             if t.scan is not None and "bht" in t.scan.index else "")
-    return cc.count_result(
+    return vd.count_result(
         c, f"join: {per_block:,.2f} lookups avoided per index-block lookup{scan}", per_block,
         "the join's nested lookups enter a new index block for about every record, so the remembered block is "
         "rarely the one needed; the cursor saves its lookups on a scan, which stays in one block for many records")
 
 
-def optimistic_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+def optimistic_claim(t: Tables, c: vd.Criterion) -> ClaimResult:
     if t.scan is None or "bht" not in t.scan.index:
-        return ClaimResult(c, "not run", cc.inconclusive("no scan-workload run with the bht step"))
+        return ClaimResult(c, "not run", vd.inconclusive("no scan-workload run with the bht step"))
     scan = t.scan.loc["bht"]
     per_block = float(scan["lookups_avoided_per_index_block"])
     join = (f"; the join's nested lookups: {float(t.traffic.at['bht', 'lookups_avoided_per_index_block']):.2f} "
             f"per block" if "bht" in t.traffic.index else "")
-    return cc.count_result(
+    return vd.count_result(
         c, f"scan: {per_block:,.1f} lookups avoided per index block entered ({float(scan['lookups_avoided']):,.0f} "
            f"avoided over {float(scan['index_blocks']):,.0f} blocks, {float(scan['revalidation_failures']):,.0f} "
            f"re-validations failed){join}", per_block,
@@ -112,11 +113,11 @@ def optimistic_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
         f"entries of one index block")
 
 
-def qualifying_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+def qualifying_claim(t: Tables, c: vd.Criterion) -> ClaimResult:
     if not all(n in t.traffic.index for n in ("mtdbs", "ssj")):
-        return ClaimResult(c, "not run", cc.inconclusive("the profile's openedge.steps lack mtdbs or ssj"))
+        return ClaimResult(c, "not run", vd.inconclusive("the profile's openedge.steps lack mtdbs or ssj"))
     share = 100.0 * float(t.traffic.at["ssj", "records_received"]) / float(t.traffic.at["mtdbs", "records_received"])
-    return cc.count_result(
+    return vd.count_result(
         c, f"{share:.1f}% (records sent by the server-side join / fetched by the client-side join)", share,
         "our tables match the Percent_100/75/50 columns' names (100%, 75%, 50% of the parents find a partner), "
         "which with the OF relationships' fanout leaves a different share qualifying")
@@ -130,21 +131,21 @@ def latency_gain_growth(mtdbs_0, ssj_0, mtdbs_d, ssj_d, axis=-1):
     return reduction(mtdbs_d, ssj_d) - reduction(mtdbs_0, ssj_0)
 
 
-def latency_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
+def latency_claim(t: Tables, c: vd.Criterion) -> ClaimResult:
     if t.latency is None or t.latency.empty:
-        return ClaimResult(c, "not run", cc.inconclusive("no latency runs (the profile's openedge.latency_us is 0)"))
+        return ClaimResult(c, "not run", vd.inconclusive("no latency runs (the profile's openedge.latency_us is 0)"))
     delays = sorted(set(t.latency["message_delay_us"]))
     if len(delays) != 2 or delays[0] != 0:
-        return ClaimResult(c, "not run", cc.inconclusive(f"expected runs without and with one added latency, "
+        return ClaimResult(c, "not run", vd.inconclusive(f"expected runs without and with one added latency, "
                                                          f"got delays {delays} us"))
 
     def times(name, delay):
-        return cc.by_repeat(t.latency[(t.latency["name"] == name) & (t.latency["message_delay_us"] == delay)],
+        return vd.by_repeat(t.latency[(t.latency["name"] == name) & (t.latency["message_delay_us"] == delay)],
                             "wall_seconds")
 
     delay = delays[1]
     samples = [times("mtdbs", 0), times("ssj", 0), times("mtdbs", delay), times("ssj", delay)]
-    outcome = cc.evaluate_statistic(samples, latency_gain_growth, c.band, int(c.min_repeats))
+    outcome = vd.evaluate_statistic(samples, latency_gain_growth, c.band, int(c.min_repeats), t.context)
 
     def reduction(mtdbs, ssj):
         return 100.0 * (1.0 - np.median(ssj) / np.median(mtdbs)) if len(mtdbs) and len(ssj) else math.nan
@@ -153,11 +154,12 @@ def latency_claim(t: Tables, c: cc.Criterion) -> ClaimResult:
                         for name, x in zip(("mtdbs", "ssj", f"mtdbs+{delay}us", f"ssj+{delay}us"), samples))
     return ClaimResult(c, f"SSJ's reduction {reduction(*samples[:2]):.1f}% without added latency, "
                           f"{reduction(*samples[2:]):.1f}% with {delay} us per request: "
-                          f"{outcome.value:+.1f} points{cc.interval(outcome, 1, ' points')} ({medians})", outcome)
+                          f"{outcome.value:+.1f} points{vd.interval(outcome, 1, ' points')} ({medians})", outcome)
 
 
-def claims(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None) -> list[ClaimResult]:
-    t = Tables(runs, traffic, paper, scan, latency)
+def claims(runs, traffic, paper, criteria: vd.Criteria, scan=None, latency=None,
+           context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
+    t = Tables(runs, traffic, paper, scan, latency, context)
     k = criteria.claims
     first, last = common.STEPS[0], common.STEPS[-1]
     return [
@@ -178,11 +180,12 @@ def claims(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None)
 SCAN_CLAIMS = {"optimistic_saves_lookups_scan"}
 
 
-def judged(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None) -> list[ClaimResult]:
+def on_every_seed(runs, traffic, paper, criteria: vd.Criteria, scan=None, latency=None,
+                  context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
     """Every claim; the counts (bytes, lookups) on every seed the ladder ran: repeat r runs
     on its own seed (workflows/common.smk, repeat_seed), so each seed's counts come from its
     repeat's run, and a count claim holds only if it holds on every seed."""
-    found = claims(runs, traffic, paper, criteria, scan, latency)
+    found = claims(runs, traffic, paper, criteria, scan, latency, context)
     if "seed" not in runs.columns:
         return found
     from openedge_tables import traffic_table
@@ -192,27 +195,28 @@ def judged(runs, traffic, paper, criteria: cc.Criteria, scan=None, latency=None)
 
     def on_seed(seed):
         subset = runs[runs["seed"] == seed]
-        found = claims(subset, traffic_table(subset), paper, criteria, scan, latency)
+        found = claims(subset, traffic_table(subset), paper, criteria, scan, latency, context)
         # The scan ran once, on its own seed: its check counts on that seed alone.
         return [None if r.claim_id in SCAN_CLAIMS and seed not in scan_seeds else r for r in found]
 
-    return cc.judge_on_seeds(found, on_seed, sorted(cc.seeds_of(runs)), criteria.min_seeds)
+    return vd.judge_on_seeds(found, on_seed, sorted(vd.seeds_of(runs)), criteria.min_seeds)
 
 
 def main(runs_path, traffic_path, scan_path, latency_path, paper_path, csv_path, md_path,
-         criteria_path=None, run_config=None) -> pd.DataFrame:
-    criteria = cc.load_criteria(criteria_path or "openedge", run_config)
+         criteria_path=None, run_config=None, context: vd.Context = vd.DEFAULT) -> pd.DataFrame:
+    criteria = vd.load_criteria(criteria_path or "openedge", run_config)
     runs, latency = pd.read_csv(runs_path), pd.read_csv(latency_path)
-    found = judged(runs, pd.read_csv(traffic_path), common.load_paper(paper_path), criteria,
-                   pd.read_csv(scan_path), latency)
-    return cc.write_claims(found, criteria, csv_path, md_path, preamble=cc.load_account(runs, latency))
+    found = on_every_seed(runs, pd.read_csv(traffic_path), common.load_paper(paper_path), criteria,
+                          pd.read_csv(scan_path), latency, context)
+    return vd.write_claims(vd.judge_all(found, criteria, context), criteria, csv_path, md_path, context,
+                           preamble=vd.load_account(context, runs, latency))
 
 
 if "snakemake" in globals():
-    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     i = snakemake.input  # noqa: F821
     common.run_logged(snakemake.log[0], main, i.runs, i.traffic, i.scan, i.latency, i.paper,  # noqa: F821
-                      snakemake.output.csv, snakemake.output.md, i.criteria, snakemake.config)  # noqa: F821
+                      snakemake.output.csv, snakemake.output.md, i.criteria, snakemake.config,  # noqa: F821
+                      vd.Context.from_params(snakemake.params))  # noqa: F821 (what this profile can judge)
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("runs", "traffic", "scan", "latency", "paper", "csv", "md"):

@@ -24,7 +24,6 @@ from pathlib import Path
 import pandas as pd
 
 import openedge_common as common
-from dbrepro import openedge  # noqa: F401 (registers the openedge table rows)
 from dbrepro.records import load_result, load_runs
 
 
@@ -120,8 +119,8 @@ elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paper", help="workflows/data/openedge_paper.yaml")
     parser.add_argument("out_dir", help="directory for " + ", ".join(f"{n}.csv" for n in TABLES))
-    parser.add_argument("scan", help="the scan workload's record (`python -m dbrepro.openedge --workload scan`)")
-    parser.add_argument("runs", nargs="+", help="raw-run records of the ladder (`python -m dbrepro.openedge`, JSON)")
+    parser.add_argument("scan", help="the scan workload's record (`dbrepro run openedge --workload scan`)")
+    parser.add_argument("runs", nargs="+", help="raw-run records of the ladder (`dbrepro run openedge`, JSON)")
     parser.add_argument("--latency", nargs="*", default=[], help="the latency runs' records (--message-delay-us)")
     args = parser.parse_args()
     Path(args.out_dir).mkdir(parents=True, exist_ok=True)

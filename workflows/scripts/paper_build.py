@@ -26,11 +26,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_captions import caption, caption_names  # noqa: E402
-from paper_tables import claims_tex, escape, table_tex  # noqa: E402
+from paper_captions import caption, caption_names
+from paper_tables import claims_tex, escape, table_tex
 
-import claims_common  # noqa: E402  (the one count of findings and checks: the summary's too)
+from dbrepro import verdicts  # the one count of findings and checks: the summary's too
 
 REPORT_DIR = Path(__file__).resolve().parents[1] / "report"
 LATEXMK = ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", "-recorder"]
@@ -60,7 +59,7 @@ CLAIM_TABLES = {"findings": "Findings of the original against ours (the count ab
 
 def write_tables(results: Path, out: Path, entry: dict) -> tuple[dict[str, bool], dict | None]:
     """The study's findings and checks tables and key tables as .tex under out/tables; what
-    exists, and claims_common.role_counts of its claims table where that exists."""
+    exists, and verdicts.role_counts of its claims table where that exists."""
     study = entry["name"]
     produced, counts = {}, None
     for spec in ([{"name": "claims"}] if entry.get("claims", True) else []) + list(entry.get("tables", [])):
@@ -74,8 +73,8 @@ def write_tables(results: Path, out: Path, entry: dict) -> tuple[dict[str, bool]
             continue
         frame = pd.read_csv(csv, keep_default_na=False) if spec["name"] == "claims" else pd.read_csv(csv)
         if spec["name"] == "claims":
-            counts = claims_common.role_counts(frame)
-            for name, part in zip(CLAIM_TABLES, claims_common.split_roles(frame)):
+            counts = verdicts.role_counts(frame)
+            for name, part in zip(CLAIM_TABLES, verdicts.split_roles(frame)):
                 (out / "tables" / f"{study}_{name}.tex").write_text(claims_tex(part), encoding="utf-8")
         else:
             (out / "tables" / f"{study}_{spec['name']}.tex").write_text(table_tex(frame, spec.get("columns")),

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_times import _FINISHED, _JOBID, _STAMP, _START, group_of  # noqa: E402 (one parser of the log)
+from study_times import _FINISHED, _JOBID, _STAMP, _START, group_of  # one parser of the log
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE_TIMES = REPO / "reference" / "times-quick.csv"

@@ -20,7 +20,7 @@ A time claim is `yes` only when the work saved shows it too (its criterion's
 work_saved: CPU time per session, or any one of a list of measures such as
 latch waits per session), not from finishing order alone; a run table without the columns a claim's
 mechanism needs (`requires` in the yaml), or without each repeat's run, gives
-`inconclusive` with the reason. Writes claims.csv (claims_common.CLAIM_COLUMNS)
+`inconclusive` with the reason. Writes claims.csv (dbrepro.verdicts.CLAIM_COLUMNS)
 and claims.md (the table, each claim's criterion, and the effects).
 
 Run by Snakemake (rule quantum_claims), or by hand:
@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 from script_common import load_paper
 
-import claims_common as cc
-from claims_common import ClaimResult
+from dbrepro import verdicts as vd
+from dbrepro.verdicts import ClaimResult
 from quantum_prediction import finishing_order_gain_pct
 
 def quanta(rows: pd.DataFrame) -> list[int]:
@@ -61,8 +61,10 @@ def gain_pct(rows, short, long, spc) -> float:
 class Samples:
     """Each repeat's run of one scheduler (None where only medians over the repeats are at hand)."""
 
-    def __init__(self, rows: pd.DataFrame, per_repeat: pd.DataFrame | None, scheduler: str, placement: str):
+    def __init__(self, rows: pd.DataFrame, per_repeat: pd.DataFrame | None, scheduler: str, placement: str,
+                 context: vd.Context = vd.DEFAULT):
         self.rows = rows
+        self.context = context  # what this run can judge
         self.per_repeat = None if per_repeat is None else per_repeat[
             (per_repeat["scheduler"] == scheduler) & (per_repeat.get("placement", placement) == placement)]
         self.repeats = int(rows["repeats"].max()) if "repeats" in rows else 1
@@ -72,22 +74,22 @@ class Samples:
         r = self.per_repeat
         hit = r[(r["workload"] == workload) & (r["quantum_ms"].astype(str).map(_as_int) == q)
                 & (r["sessions_per_cpu"] == spc)]
-        return cc.by_repeat(hit, column)
+        return vd.by_repeat(hit, column)
 
 
-def _unmet(c: cc.Criterion, s: Samples) -> cc.Outcome | None:
+def _unmet(c: vd.Criterion, s: Samples) -> vd.Outcome | None:
     """Inconclusive when the mechanism's columns or each repeat's run are missing."""
-    missing = cc.missing_columns(c, s.rows.columns)
+    missing = vd.missing_columns(c, s.rows.columns)
     if missing:
-        return cc.inconclusive(f"the runs lack {', '.join(missing)}, which this claim's mechanism needs "
+        return vd.inconclusive(f"the runs lack {', '.join(missing)}, which this claim's mechanism needs "
                                "(finishing order alone could explain the time)")
     if s.per_repeat is None:
-        return cc.inconclusive(f"runs.csv holds medians over {s.repeats} repeat(s); the bootstrap needs each "
+        return vd.inconclusive(f"runs.csv holds medians over {s.repeats} repeat(s); the bootstrap needs each "
                                "repeat's run (the claims rule's `records` input)", repeats=s.repeats)
     return None
 
 
-def _work_saved_alternatives(c: cc.Criterion) -> list[dict]:
+def _work_saved_alternatives(c: vd.Criterion) -> list[dict]:
     """The criterion's work_saved: one measure, or a list of them (any one shown credits the gain)."""
     saved = c.get("work_saved")
     if not saved:
@@ -95,8 +97,8 @@ def _work_saved_alternatives(c: cc.Criterion) -> list[dict]:
     return list(saved) if isinstance(saved, (list, tuple)) else [saved]
 
 
-def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, outcome: cc.Outcome,
-                     shown: list[str] | None = None) -> cc.Outcome:
+def _with_work_saved(c: vd.Criterion, s: Samples, workload, short, long, spc, outcome: vd.Outcome,
+                     shown: list[str] | None = None) -> vd.Outcome:
     """The time effect's verdict, credited only where the work saved shows it too: the criterion's
     work_saved measure, or any one of its list (CPU time per session, latch waits per session).
     `shown` gets a line per measure: its change and whether it showed the saving."""
@@ -107,14 +109,14 @@ def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, ou
     for saved in alternatives:
         column = saved["column"]
         if column not in s.per_repeat:
-            work = cc.inconclusive(f"the runs lack {column}")
+            work = vd.inconclusive(f"the runs lack {column}")
         else:
-            work = cc.evaluate_medians(s.of(workload, long, spc, column), s.of(workload, short, spc, column),
-                                       c, band=saved["band"], effect=saved["effect"])
+            work = vd.evaluate_medians(s.of(workload, long, spc, column), s.of(workload, short, spc, column),
+                                       c, s.context, band=saved["band"], effect=saved["effect"])
         works.append((column, work))
         if shown is not None:
             shown.append(f"{column} Q={short}->{long} ms at {spc}/CPU: {work.reproduced}"
-                         f"{cc.interval(work, 1, '%')}")
+                         f"{vd.interval(work, 1, '%')}")
     credited = [w for _, w in works if w.reproduced == "yes"]
     # The verdict needs both: the time effect's own verdict where the work saved is shown, else the
     # work's; the effect and interval reported stay the time effect's.
@@ -122,11 +124,11 @@ def _with_work_saved(c: cc.Criterion, s: Samples, workload, short, long, spc, ou
         return outcome
     verdict = "no" if all(w.reproduced == "no" for _, w in works) else "inconclusive"
     reason = "; ".join(f"work saved ({column}, Q={short}->{long} ms): {w.reason or 'not shown'}" for column, w in works)
-    return cc.Outcome(verdict, outcome.value, outcome.ci_low, outcome.ci_high, outcome.repeats,
-                      reason, outcome.pairing, outcome.cells_dropped)
+    return vd.Outcome(verdict, outcome.value, outcome.ci_low, outcome.ci_high, outcome.repeats,
+                      reason, outcome.pairing, outcome.cells_dropped, confidence=outcome.confidence)
 
 
-def _mechanism_notes(c: cc.Criterion, variant: str, rows: pd.DataFrame, spc: int, attribution: dict,
+def _mechanism_notes(c: vd.Criterion, variant: str, rows: pd.DataFrame, spc: int, attribution: dict,
                      shown: list[str]) -> list[str]:
     """What the counters say of a time finding: the mechanism they support and each work-saved measure."""
     e = Effect(rows, spc, attribution)
@@ -163,12 +165,13 @@ def counters(rows: pd.DataFrame, scheduler: str, short, long, spc) -> str:
     return f"counters at {spc}/CPU, Q {short} -> {long} ms ({model} predicts): " + ", ".join(parts)
 
 
-def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: cc.Criteria,
-                     per_repeat: pd.DataFrame | None, placement: str = "pinned") -> list[ClaimResult]:
+def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: vd.Criteria,
+                     per_repeat: pd.DataFrame | None, placement: str = "pinned",
+                     context: vd.Context = vd.DEFAULT) -> list[ClaimResult]:
     found = []
     k = criteria.claims
     attribution = criteria.attribution
-    s = Samples(rows, per_repeat, scheduler, placement)
+    s = Samples(rows, per_repeat, scheduler, placement, context)
     variant = f"{scheduler} {placement}"
     memory = rows[rows["workload"] == "memory"]
     cpu = rows[rows["workload"] == "cpu"]
@@ -189,9 +192,10 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
 
             cells = [s.of("memory", q, spc, "mean_seconds") for spc in (low, high) for q in (short, long)]
             outcome = _with_work_saved(c, s, "memory", short, long, high,
-                                       cc.evaluate_statistic(cells, growth, c.band, int(c.min_repeats)), shown)
+                                       vd.evaluate_statistic(cells, growth, c.band, int(c.min_repeats), context),
+                                       shown)
         found.append(ClaimResult(c, f"Q {short}->{long} ms: {g_low:.1f}% at {low}/CPU, {g_high:.1f}% at {high}/CPU"
-                                    f"{cc.interval(outcome, 1, ' points')}", outcome, variant=variant,
+                                    f"{vd.interval(outcome, 1, ' points')}", outcome, variant=variant,
                                  why=counters(memory, scheduler, short, long, high),
                                  notes=_mechanism_notes(c, variant, memory, high, attribution, shown)))
     if not cpu.empty:
@@ -204,20 +208,20 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
         g = gain_pct(cpu, short, long, high)
         outcome = _unmet(c, s)
         if outcome is None:
-            outcome = _with_work_saved(c, s, "cpu", short, long, high, cc.evaluate_medians(
-                s.of("cpu", long, high, "mean_seconds"), s.of("cpu", short, high, "mean_seconds"), c), shown)
+            outcome = _with_work_saved(c, s, "cpu", short, long, high, vd.evaluate_medians(
+                s.of("cpu", long, high, "mean_seconds"), s.of("cpu", short, high, "mean_seconds"), c, context), shown)
         why = counters(cpu, scheduler, short, long, high)
         found.append(ClaimResult(c, f"{g:.1f}% shorter at Q={long} than Q={short} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 1, '%')}", outcome, variant=variant, why=why,
+                                    f"{vd.interval(outcome, 1, '%')}", outcome, variant=variant, why=why,
                                  notes=_mechanism_notes(c, variant, cpu, high, attribution, shown)))
         c = k["spread_grows"]
         d_short, d_long = at(cpu, short, high, "delta_seconds"), at(cpu, long, high, "delta_seconds")
-        outcome = _unmet(c, s) or cc.evaluate_medians(s.of("cpu", long, high, "delta_seconds"),
-                                                      s.of("cpu", short, high, "delta_seconds"), c)
+        outcome = _unmet(c, s) or vd.evaluate_medians(s.of("cpu", long, high, "delta_seconds"),
+                                                      s.of("cpu", short, high, "delta_seconds"), c, context)
         p_short, p_long = (_column(cpu, q, high, "predicted_spread_s") for q in (short, long))
         model = "the TS table" if scheduler == "os_ts" else "round robin"
         found.append(ClaimResult(c, f"{d_short:.3f} s at Q={short} -> {d_long:.3f} s at Q={long} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant, why=why,
+                                    f"{vd.interval(outcome, 2, 'x')}", outcome, variant=variant, why=why,
                                  notes=[f"{variant}: {c.id}: the counters support: turn length ({model} "
                                         f"predicts a spread of {p_short:.3f} -> {p_long:.3f} s from S, Q and the "
                                         f"session's length; measured {d_short:.3f} -> {d_long:.3f} s)"]))
@@ -232,12 +236,12 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
                 medians = np.stack([np.median(x, axis=axis) for x in cells], axis=-1)
                 return medians.max(axis=-1) / medians.min(axis=-1)
 
-            outcome = cc.evaluate_statistic([s.of("cpu", q, high, "delta_over_q") for q in compared], range_ratio,
-                                            c.band, int(c.min_repeats))
+            outcome = vd.evaluate_statistic([s.of("cpu", q, high, "delta_over_q") for q in compared], range_ratio,
+                                            c.band, int(c.min_repeats), context)
         spread = max(ratios) / min(ratios) if ratios else float("inf")
         found.append(ClaimResult(c, f"delta/Q from {min(ratios, default=0):.1f} to {max(ratios, default=0):.1f} "
                                     f"(x{spread:.1f}) over Q = {', '.join(map(str, compared))} ms, {high}/CPU"
-                                    f"{cc.interval(outcome, 2, 'x')}", outcome, variant=variant,
+                                    f"{vd.interval(outcome, 2, 'x')}", outcome, variant=variant,
                                  why=f"delta/Q per Q {', '.join(f'{r:.1f}' for r in ratios)}; {why}"))
     return found
 
@@ -358,10 +362,10 @@ def per_repeat_runs(record_paths) -> pd.DataFrame | None:
 
 
 def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_path=None,
-         run_config=None) -> pd.DataFrame:
+         run_config=None, context: vd.Context = vd.DEFAULT) -> pd.DataFrame:
     runs = pd.read_csv(runs_path, dtype={"quantum_ms": str})
     paper = load_paper(paper_path)
-    criteria = cc.load_criteria(criteria_path or "quantum", run_config)
+    criteria = vd.load_criteria(criteria_path or "quantum", run_config)
     per_repeat = per_repeat_runs(list(record_paths))
     found, others = [], []
     if "placement" not in runs:
@@ -369,11 +373,11 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
     judged = scoped(runs, criteria.scope)
     for (scheduler, placement), rows in runs.groupby(["scheduler", "placement"], sort=True):
         if scheduler != "os_fair" and len(quanta(rows)) >= 2:
-            claims = scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement)
+            claims = scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement, context)
             (found if (scheduler, placement) == judged else others).extend(claims)
     if not found:  # the scope's scheduler was not run: each finding says so once
         where = f"{criteria.scope.get('scheduler')} ({', '.join(criteria.scope.get('placement', []))})"
-        found = [ClaimResult(c, "not run", cc.inconclusive(f"the criteria judge {where}, which this profile did "
+        found = [ClaimResult(c, "not run", vd.inconclusive(f"the criteria judge {where}, which this profile did "
                                                            "not run with two quanta")) for c in criteria.claims.values()]
     for other in others:  # other schedulers: beside the findings, never judged as them
         o = other.outcome
@@ -386,18 +390,18 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
         "CPU time per session). runs.csv has the round-robin prediction of finishing order beside every point "
         "and the residual; the switch cost and refill per session come from an in-run regression of each unit "
         "of work's CPU time on the switches inside it.", "", *mechanisms(runs, criteria.attribution)])
-    table = cc.write_claims(found, criteria, csv_path, md_path, extra_markdown=effects_text,
-                            preamble=cc.load_account(per_repeat))
+    table = vd.write_claims(vd.judge_all(found, criteria, context), criteria, csv_path, md_path, context,
+                            extra_markdown=effects_text, preamble=vd.load_account(context, per_repeat))
     print(f"{len(table)} claims -> {csv_path}", file=sys.stderr)
     return table
 
 
 if "snakemake" in globals():
-    cc.configure_judging(snakemake.params)  # noqa: F821 (what this profile can judge)
     with open(snakemake.log[0], "w") as log:  # noqa: F821 (defined by Snakemake)
         sys.stderr = log
         i = snakemake.input  # noqa: F821
         main(i.runs, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
-             list(i.get("records", [])), i.criteria, snakemake.config)  # noqa: F821
+             list(i.get("records", [])), i.criteria, snakemake.config,  # noqa: F821
+             context=vd.Context.from_params(snakemake.params))  # noqa: F821 (what this profile can judge)
 elif __name__ == "__main__":
     main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])

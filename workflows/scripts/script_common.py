@@ -1,5 +1,5 @@
 """Shared by every study's workflow scripts: logging a script's errors, reading
-the original study's numbers. (Claims: workflows/scripts/claims_common.py.)"""
+the original study's numbers. (Claims: the dbrepro.verdicts package.)"""
 from __future__ import annotations
 
 import sys
@@ -51,7 +51,7 @@ def undisturbed(frame, keys=None):
     """The rows of cells not disturbed by foreign load. A group of `keys` whose every cell was
     disturbed keeps them all, so that a table and its figure still show what was measured
     (its disturbed_cells says every one was); the claims leave disturbed cells out of every
-    interval on their own (claims_common.by_repeat)."""
+    interval on their own (dbrepro.verdicts.by_repeat)."""
     frame = with_load_columns(frame)
     if keys is None or frame.empty:
         return frame[~frame["disturbed"]] if not frame["disturbed"].all() else frame

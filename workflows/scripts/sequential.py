@@ -10,7 +10,7 @@ the next look, unless the profile's time for extra repeats would be passed. A fi
 the next look's repeats cannot be expected to decide is left open without spending on them:
 its interval's between-run part alone (z tau) reaches the band, or the half-width it would
 have with them (its repeats' part shrinking as 1 / sqrt(repeats), the between-run part as it
-is) still does. Both on the scale its tau is on (the log of a ratio: claims_common.
+is) still does. Both on the scale its tau is on (the log of a ratio: dbrepro.verdicts.
 EFFECT_SCALES). Leaving a finding open never changes a look's level (Bonferroni over the
 planned looks holds whichever are taken); it only keeps the time for findings it can close.
 
@@ -153,7 +153,9 @@ def open_reason(entry: dict, confidence: float, more_repeats: int = 0) -> tuple[
     because its interval straddles the band or its repeats are too few, that `more_repeats` more
     repeats can be expected to decide: neither its between-run part alone nor the half-width it
     would have with them reaches the band (0 more: the between-run part only). The reason in words."""
-    from claims_common import SCALE_WORDS, to_scale, too_small_to_judge, z_of
+    from dbrepro.verdicts.judge import SCALE_WORDS
+    from dbrepro.verdicts.outcome import too_small_to_judge
+    from dbrepro.verdicts.stats import to_scale, z_of
 
     outcome = entry["outcome"]
     if entry["role"] != "finding" or not entry["timed"]:
@@ -245,7 +247,7 @@ def decide_look(look: int, plan: Plan, outcomes: dict, previous: dict | None, gr
 
 def judging_params(plan: Plan, look: int, previous_look: str = "", makeups: dict | None = None,
                    outcomes_out: str = "") -> dict:
-    """The sequential part of the claims rule's `judging` params (claims_common.configure_judging)."""
+    """The sequential part of the claims rule's `judging` params (dbrepro.verdicts.Context.from_judging)."""
     if not plan.active:
         return {}
     return {"confidence": plan.confidence_per_look, "look": look, "looks": plan.looks,

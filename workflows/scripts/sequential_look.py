@@ -1,7 +1,7 @@
 """A look at one study's claims on the repeats run so far (the sequential_look checkpoint,
 workflows/sequential.smk): the study's tables that hold its repeats are built again from the
 look's records by their own scripts, its claims judged by its own script at the split level
-(claims_common.configure_judging), all in results/tmp/<study>/looks/look<j>/; the look's record
+(dbrepro.verdicts.Context), all in results/tmp/<study>/looks/look<j>/; the look's record
 (sequential.decide_look: decided, open, the grids to extend) goes beside that folder.
 
 One recipe per study names which of its tables a look builds (the ones its repeats feed)."""
@@ -9,13 +9,13 @@ One recipe per study names which of its tables a look builds (the ones its repea
 import json
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
-import claims_common as cc
+from dbrepro import studies
+from dbrepro import verdicts as vd
 import sequential as seq
 
 
-def looking_glass(i, out: Path, config: dict, settings: dict) -> None:
+def looking_glass(i, out: Path, config: dict, settings: dict, context: vd.Context) -> None:
     import looking_glass_claims as claims
     import looking_glass_ladder_table as ladder
 
@@ -23,45 +23,46 @@ def looking_glass(i, out: Path, config: dict, settings: dict) -> None:
     ladder.main(i.paper, str(table), list(i.runs))
     claims.main(claims.load_tables(i.instructions, i.switches, i.components, str(table), i.paper, list(i.runs),
                                    i.instructions_seeds),
-                out / "claims.csv", out / "claims.md", config.get("profile", ""), i.criteria, config)
+                out / "claims.csv", out / "claims.md", config.get("profile", ""), i.criteria, config, context)
 
 
-def key_cache(i, out: Path, config: dict, settings: dict) -> None:
+def key_cache(i, out: Path, config: dict, settings: dict, context: vd.Context) -> None:
     import key_cache_claims as claims
 
     # model_vs_real (a check's table) is not built at a look: no finding reads it.
     claims.main(i.paper, out / "claims.csv", out / "claims.md", list(i.runs), i.criteria, list(i.mariadb_runs),
-                settings.get("mariadb_skipped", ""), None, run_config=config)
+                settings.get("mariadb_skipped", ""), None, run_config=config, context=context)
 
 
-def openedge(i, out: Path, config: dict, settings: dict) -> None:
+def openedge(i, out: Path, config: dict, settings: dict, context: vd.Context) -> None:
     import openedge_claims as claims
     import openedge_tables as tables
 
     paths = {name: str(out / f"{name}.csv") for name in tables.TABLES}
     tables.main(i.paper, paths, list(i.runs), i.scan, list(i.latency))
     claims.main(paths["runs"], paths["traffic"], paths["scan"], paths["latency"], i.paper, out / "claims.csv",
-                out / "claims.md", i.criteria, config)
+                out / "claims.md", i.criteria, config, context)
 
 
-def quantum(i, out: Path, config: dict, settings: dict) -> None:
+def quantum(i, out: Path, config: dict, settings: dict, context: vd.Context) -> None:
     import quantum_claims as claims
     import quantum_tables as tables
 
     paths = {name: str(out / f"{name}.csv") for name in ("runs", "workload1", "workload2", "ts")}
     tables.main(list(i.records), i.paper, paths)
-    claims.main(paths["runs"], i.paper, out / "claims.csv", out / "claims.md", list(i.records), i.criteria, config)
+    claims.main(paths["runs"], i.paper, out / "claims.csv", out / "claims.md", list(i.records), i.criteria, config,
+                context)
 
 
-def fifo_cache(i, out: Path, config: dict, settings: dict) -> None:
+def fifo_cache(i, out: Path, config: dict, settings: dict, context: vd.Context) -> None:
     import fifo_cache_claims as claims
 
     claims.main(i.paper, out / "claims.csv", out / "claims.md", list(i.runs), i.criteria, list(i.scale),
-                run_config=config)
+                run_config=config, context=context)
 
 
-RECIPES = {"looking_glass": looking_glass, "key_cache": key_cache, "openedge": openedge, "quantum": quantum,
-           "fifo_cache": fifo_cache}
+# One recipe per judged study, by its name (dbrepro.studies).
+RECIPES = {name: globals()[name] for name in studies.names(judged=True) if name in globals()}
 
 
 def look(study: str, number: int, inputs, output: str, values: dict, config: dict) -> dict:
@@ -77,8 +78,7 @@ def look(study: str, number: int, inputs, output: str, values: dict, config: dic
         folder.mkdir(parents=True, exist_ok=True)
         judging = {**values["judging"], "look": data_look, "outcomes_out": str(folder / "outcomes.json"),
                    "previous_look": inputs.previous if previous else ""}
-        cc.configure_judging(SimpleNamespace(judging=judging))
-        RECIPES[study](inputs, folder, config, values.get("settings") or {})
+        RECIPES[study](inputs, folder, config, values.get("settings") or {}, vd.Context.from_judging(judging))
         outcomes = json.loads((folder / "outcomes.json").read_text(encoding="utf-8"))
         by_repeat = values["by_repeat"]
         seconds = {grid: seq.seconds_per_repeat({int(r): p for r, p in reps.items()})

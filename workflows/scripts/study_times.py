@@ -25,8 +25,11 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-# The groups a rule can belong to, longest prefix first; anything else is "other".
-GROUPS = ("looking_glass", "key_cache", "openedge", "quantum", "fifo_cache", "tpcc", "summary", "paper", "report")
+from dbrepro import studies
+
+# The groups a rule can belong to: each study (dbrepro.studies; no name prefixes another), then
+# the workflow's own steps; anything else is "other".
+GROUPS = (*studies.names(), "summary", "paper", "report")
 
 _STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
 _START = re.compile(r"^(?:local)?rule (\w+):$")

@@ -18,18 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-import claims_common as cc
+import run_spread  # the within-repeat spread of a run's paired cells: one implementation
+from dbrepro import studies, verdicts as vd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import run_spread  # noqa: E402  (the within-repeat spread of a run's paired cells: one implementation)
-
-STUDIES = {
-    "looking_glass": "E1 looking_glass: OLTP through the looking glass (SIGMOD 2008)",
-    "key_cache": "E2 key_cache: segmented key cache (MariaDB 5.2)",
-    "openedge": "E3 openedge: OpenEdge 12 server features",
-    "quantum": "E4 quantum: scheduler time quantum (Oracle 10.2, 2008)",
-    "fifo_cache": "E5 fifo_cache: FIFO page cache (SoQoL)",
-}
+# The judged studies by name, each with its heading (dbrepro.studies: the one list).
+STUDIES = {study.name: study.heading for study in studies.judged()}
 
 
 def _read(results: Path, study: str, name: str) -> pd.DataFrame | None:
@@ -141,8 +134,12 @@ def headline_fifo_cache(results: Path) -> list[str]:
     return lines
 
 
-HEADLINES = {"looking_glass": headline_looking_glass, "key_cache": headline_key_cache,
-             "openedge": headline_openedge, "quantum": headline_quantum, "fifo_cache": headline_fifo_cache}
+def no_headline(results: Path) -> list[str]:
+    return []
+
+
+# One function per study, by its name (a study without one: its counts alone).
+HEADLINES = {name: globals().get(f"headline_{name}", no_headline) for name in STUDIES}
 
 
 def load_averages(results: Path) -> list[float]:
@@ -177,7 +174,7 @@ def criteria_changes(repo: Path | None = None) -> list[str]:
     first, from git where the run's tree is a checkout (else one line saying it is not)."""
     import subprocess
 
-    repo = repo or cc.REPO
+    repo = repo or vd.REPO
     try:
         done = subprocess.run(["git", "-C", str(repo), "log", "--no-merges", "--format=%h %ad %s", "--date=short",
                                f"{CRITERIA_FIRST[0]}..HEAD", "--", "workflows/claims/"],
@@ -222,13 +219,13 @@ def spread_lines(results: Path) -> dict[str, str]:
         lines[study] = (f"cell spread: {int(cells['under_target'].sum())} of {len(cells)} paired cells have a "
                         f"within-repeat ratio CV under {run_spread.TARGET_CV_PCT:g}% (the largest "
                         f"{worst['ratio_cv_pct']:.1f}%: {worst['cell']}, {worst['arm']} / {worst['reference']}, "
-                        f"{worst['cell_length']}); `python benchmarks/run_spread.py {results.as_posix()}` lists every cell")
+                        f"{worst['cell_length']}); `python workflows/scripts/run_spread.py {results.as_posix()}` lists every cell")
     return lines
 
 
 def _at(findings: pd.DataFrame, setting: str) -> str:
     at = findings[findings["setting"] == setting] if "setting" in findings else findings.iloc[0:0]
-    return f"{cc.counts(at)['yes']}/{len(at)}" if len(at) else "-"
+    return f"{vd.counts(at)['yes']}/{len(at)}" if len(at) else "-"
 
 
 def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None,
@@ -279,17 +276,17 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         path = claims_paths.get(study)
         if path is None or not Path(path).is_file():
             continue
-        findings, checks = cc.split_roles(pd.read_csv(path, keep_default_na=False))
+        findings, checks = vd.split_roles(pd.read_csv(path, keep_default_na=False))
         total_findings.append(findings)
         total_checks.append(checks)
-        f, c = cc.counts(findings), cc.counts(checks)
+        f, c = vd.counts(findings), vd.counts(checks)
         lines.append(f"| {study} | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
-                     f"{f[cc.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
+                     f"{f[vd.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
         sections += ["", f"## {title}", ""]
         sections += [f"- {line}" for line in HEADLINES[study](results)]
         sections += [f"- findings: {f['yes']} of {len(findings)} reproduced, {f['no']} no, {f['inconclusive']} "
-                     f"inconclusive, {f[cc.NOT_JUDGED]} not judged; checks: {c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive "
+                     f"inconclusive, {f[vd.NOT_JUDGED]} not judged; checks: {c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive "
                      f"({results.as_posix()}/tables/{study}/findings.csv, checks.csv, claims.md)"]
         load = _foreign_load_line(results, study)
         if load:
@@ -298,9 +295,9 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
             sections.append(f"- {spreads[study]}")
     if total_findings:
         findings, checks = pd.concat(total_findings), pd.concat(total_checks)
-        f, c = cc.counts(findings), cc.counts(checks)
+        f, c = vd.counts(findings), vd.counts(checks)
         lines.append(f"| all | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
-                     f"{f[cc.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
+                     f"{f[vd.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
         lines[1:1] = ["", headline(findings, checks), ""]
     return "\n".join(lines + sections) + "\n"
@@ -310,17 +307,17 @@ def headline(findings: pd.DataFrame, checks: pd.DataFrame) -> str:
     """The run's one line: the originals' judged findings reproduced, those this profile does not
     judge counted apart (docs/verdicts.md, "Not judged here"); or, where the run judged none yes
     or no (a profile too small to judge), that it judged none and why."""
-    f, c = cc.counts(findings), cc.counts(checks)
-    judged = cc.judged(findings)
+    f, c = vd.counts(findings), vd.counts(checks)
+    judged = vd.judged(findings)
     beside = (f"our {len(checks)} checks beside: {c['yes']} yes, {c['no']} no, "
               f"{c['inconclusive']} inconclusive.")
-    apart = (f"; {f[cc.NOT_JUDGED]} of {len(findings)} not judged by this profile (docs/verdicts.md, "
-             f"\"Not judged here\")" if f[cc.NOT_JUDGED] else "")
+    apart = (f"; {f[vd.NOT_JUDGED]} of {len(findings)} not judged by this profile (docs/verdicts.md, "
+             f"\"Not judged here\")" if f[vd.NOT_JUDGED] else "")
     if len(findings) and f["yes"] + f["no"] == 0:
-        small = int(judged["reason"].map(cc.too_small_to_judge).sum()) if "reason" in judged else 0
+        small = int(judged["reason"].map(vd.too_small_to_judge).sum()) if "reason" in judged else 0
         parts = []
-        if f[cc.NOT_JUDGED]:
-            parts.append(f"{f[cc.NOT_JUDGED]} not judged by this profile (it plans fewer repeats or cells than "
+        if f[vd.NOT_JUDGED]:
+            parts.append(f"{f[vd.NOT_JUDGED]} not judged by this profile (it plans fewer repeats or cells than "
                          "their criteria need; each row names the profile that judges it)")
         if small:
             parts.append(f"{small} inconclusive because the run has fewer repeats or seeds than the criterion needs")

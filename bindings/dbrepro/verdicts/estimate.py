@@ -13,7 +13,7 @@ For each (study, finding, criterion) judged by at least --min-runs runs:
 - scale: what the spread is measured on. A ratio moves by a factor between
   runs (a slower disk scales the arm it slows), so its log; a percentage
   change, the log of 1 + change/100; anything else as it is
-  (claims_common.EFFECT_SCALES; the evaluator widens on the same scale);
+  (criteria.EFFECT_SCALES; the judge widens on the same scale);
 - within_se: each run's standard error from its own interval on that scale,
   (ci_high - ci_low) / (2 z), shown averaged as a variance over the runs; its
   own interval is the unwidened one (within_ci_low/high) where the run
@@ -46,35 +46,33 @@ method's runs are not mixed with an earlier method's; a method that changed
 without its criterion text (how the arms are run) is not told apart, and the
 row says which runs it pooled.
 
-    python benchmarks/between_runs.py [RUN ...] [--out reference/between_runs.csv] [--min-runs 2]
+    dbrepro verdicts estimate-reruns [RUN ...] [--out reference/between_runs.csv] [--min-runs 2]
         [--criteria-out workflows/claims/between_runs.yaml]
 
 `--criteria-out` writes the estimate the evaluator adds to each timed claim's
-interval (claims_common.widen_for_reruns): tau for every claim whose current
+interval (judge.widen_for_reruns): tau for every claim whose current
 criterion (workflows/claims/<study>.yaml) is the one those runs were judged by.
 Like every criterion, that file changes only in a commit of its own.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import re
-import sys
 from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
+import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-import claims_common as cc  # noqa: E402  (the scales and criteria the evaluator uses)
+from .criteria import REPO, criterion_digest, effect_scale, load_criteria
+from .stats import to_scale
 
 Z = 1.959964  # the two-sided 95% normal quantile, as the intervals are 95%
 LEFT_OUT = ("hog", "trial")
-COLUMNS = ["study", "id", "role", "runs", "run_names", "scale", "mean_effect", "between_sd", "within_se", "tau",
-           "tau_over_within", "pairs", "pairs_apart", "criterion"]
+COLUMNS = ("study", "id", "role", "runs", "run_names", "scale", "mean_effect", "between_sd", "within_se", "tau",
+           "tau_over_within", "pairs", "pairs_apart", "criterion")
 
 
 def run_folders(paths: list[str]) -> list[Path]:
@@ -112,12 +110,12 @@ _EFFECT = re.compile(r"CI of the (\S+) inside")
 
 
 def scale_of(criterion: str, group: pd.DataFrame) -> str:
-    """The criterion's effect's scale (claims_common.effect_scale), linear where a run's effect or
+    """The criterion's effect's scale (criteria.effect_scale), linear where a run's effect or
     interval lies outside the log's domain."""
     match = _EFFECT.search(criterion)
-    scale = cc.effect_scale(match.group(1) if match else None)
+    scale = effect_scale(match.group(1) if match else None)
     values = pd.concat([group["effect"], group["own_low"], group["own_high"]])
-    if scale != "linear" and not all(math.isfinite(cc.to_scale(float(v), scale)) for v in values):
+    if scale != "linear" and not all(math.isfinite(to_scale(float(v), scale)) for v in values):
         return "linear"
     return scale
 
@@ -150,7 +148,7 @@ def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
         if len(group) < min_runs:
             continue
         scale = scale_of(criterion, group)
-        on = lambda column: group[column].map(lambda v: cc.to_scale(float(v), scale)).to_numpy(dtype=float)
+        on = lambda column: group[column].map(lambda v: to_scale(float(v), scale)).to_numpy(dtype=float)
         effects = on("effect")
         se = (on("own_high") - on("own_low")) / (2 * group["own_z"].to_numpy(dtype=float))
         between = float(pd.Series(effects).std(ddof=1))
@@ -173,65 +171,40 @@ def criteria_estimates(table: pd.DataFrame, source: str) -> dict:
     is the one the runs were judged by (a changed criterion has no estimate until runs judge it)."""
     out: dict = {}
     for study, rows in table.groupby("study", sort=True):
-        criteria = cc.load_criteria(study)
+        criteria = load_criteria(study)
         for row in rows.itertuples():
             claim = row.id.split("@")[0]
             if claim not in criteria.claims or criteria[claim].text_of_criterion() != row.criterion:
                 continue
             out.setdefault(study, {})[row.id] = {"tau": float(row.tau), "runs": int(row.runs), "scale": row.scale,
                                                  "within_se": float(row.within_se), "source": source,
-                                                 "criterion_sha": cc.criterion_digest(row.criterion)}
+                                                 "criterion_sha": criterion_digest(row.criterion)}
     return out
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="*", help="run folders (default: every reference/runs/* but hogs and trials)")
-    parser.add_argument("--out", type=Path, default=None, help="write the table here (CSV)")
-    parser.add_argument("--min-runs", type=int, default=2,
-                        help="runs a criterion needs to be estimated (default 2: two runs apart are evidence)")
-    parser.add_argument("--criteria-out", type=Path, default=None,
-                        help="write the evaluator's between-run estimates here (workflows/claims/between_runs.yaml)")
-    args = parser.parse_args(argv)
-    if args.min_runs < 2:
-        print("between_runs: --min-runs must be at least 2", file=sys.stderr)
-        return 2
-    folders = run_folders(args.runs)
-    missing = [str(f) for f in folders if not f.is_dir()]
-    if missing:
-        print(f"between_runs: not a folder: {missing[0]}", file=sys.stderr)
-        return 2
+HEADER = ("# Between-run spread of timed claims, beyond their own intervals (tau), estimated by\n"
+          "# `dbrepro verdicts estimate-reruns` from committed runs judged by the same criterion. The\n"
+          "# judge widens each such claim's interval by it (dbrepro.verdicts.judge.widen_for_reruns), so\n"
+          "# that the interval a run prints covers what a rerun on another machine of this kind\n"
+          "# measures. A criterion: it changes only in a commit of its own (docs/verdicts.md).\n")
+
+
+def estimate(folders: list[Path], min_runs: int = 2) -> pd.DataFrame:
+    """The between-run table of these run folders (ValueError where they hold no timed row)."""
     rows = pd.concat([timed_rows(f) for f in folders], ignore_index=True) if folders else pd.DataFrame()
     if rows.empty:
-        print("between_runs: no timed rows in these runs", file=sys.stderr)
-        return 2
-    table = levels(rows, args.min_runs)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.out, index=False)
-        print(f"table: {args.out}")
-    if args.criteria_out:
-        import yaml
-
-        source = str(args.out.resolve().relative_to(REPO)) if args.out and args.out.resolve().is_relative_to(REPO) \
-            else "benchmarks/between_runs.py"
-        header = ("# Between-run spread of timed claims, beyond their own intervals (tau), estimated by\n"
-                  "# benchmarks/between_runs.py from committed runs judged by the same criterion. The\n"
-                  "# evaluator widens each such claim's interval by it (claims_common.widen_for_reruns), so\n"
-                  "# that the interval a run prints covers what a rerun on another machine of this kind\n"
-                  "# measures. A criterion: it changes only in a commit of its own (docs/verdicts.md).\n")
-        body = yaml.safe_dump({"study": "between_runs", "estimates": criteria_estimates(table, source)},
-                              sort_keys=True, width=100)
-        args.criteria_out.write_text(header + body, encoding="utf-8")
-        print(f"criteria: {args.criteria_out}")
-    shown = table[["study", "id", "role", "runs", "scale", "mean_effect", "between_sd", "within_se", "tau", "pairs",
-                   "pairs_apart"]]
-    print(shown.to_string(index=False))
-    print(f"between_runs: {len(table)} timed claims judged by >= {args.min_runs} runs of one criterion; "
-          f"{int((table['tau'] > 0).sum())} vary between runs beyond their own intervals; "
-          f"{int(table['pairs_apart'].sum())} of {int(table['pairs'].sum())} pairs of runs have intervals apart")
-    return 0
+        raise ValueError("no timed rows in these runs")
+    return levels(rows, min_runs)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def criteria_text(table: pd.DataFrame, source: str) -> str:
+    """workflows/claims/between_runs.yaml as the judge reads it."""
+    body = yaml.safe_dump({"study": "between_runs", "estimates": criteria_estimates(table, source)},
+                          sort_keys=True, width=100)
+    return HEADER + body
+
+
+def summary_line(table: pd.DataFrame, min_runs: int) -> str:
+    return (f"between_runs: {len(table)} timed claims judged by >= {min_runs} runs of one criterion; "
+            f"{int((table['tau'] > 0).sum())} vary between runs beyond their own intervals; "
+            f"{int(table['pairs_apart'].sum())} of {int(table['pairs'].sum())} pairs of runs have intervals apart")

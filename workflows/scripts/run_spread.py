@@ -9,32 +9,31 @@ length. Issue 29 asks for cells no shorter than what gives a within-repeat CV
 under 5% on a quiet machine: run it on a run made when nothing else ran (its
 foreign-load columns say whether that held).
 
-    python benchmarks/run_spread.py results/ [--out spread.csv]
+    python workflows/scripts/run_spread.py results/ [--out spread.csv]
 
 Cells whose record says `disturbed` are left out, as the claims leave them
-out. Prints numbers only (never asserts): speed targets live in benchmarks.
+out. Prints numbers only (never asserts); the run's summary reports the
+same table per study (workflows/scripts/summary.py).
 """
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflows" / "scripts"))
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import claims_common as cc  # noqa: E402  (the claims' own repeat pairing)
-from cell_spread import spread as coefficient_of_variation  # noqa: E402  (one definition)
+from dbrepro import studies
+from dbrepro import verdicts as vd  # the claims' own repeat pairing
 
 TARGET_CV_PCT = 5.0  # issue 29: a within-repeat CV under 5% on a quiet machine
 
 
 def _cv(values) -> float:
-    """cell_spread's coefficient of variation, in percent."""
-    return 100.0 * coefficient_of_variation([float(v) for v in values])
+    """The coefficient of variation (standard deviation / mean), in percent."""
+    values = [float(v) for v in values]
+    return 100.0 * statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else float("nan")
 
 
 def _records(results: Path, pattern: str) -> list[Path]:
@@ -59,11 +58,10 @@ def looking_glass(results: Path):
     for arm, reference, metric in ((10, 0, "throughput_tps"), (10, 2, "cpu_tps"), (11, 10, "cpu_tps")):
         mode = "duet" if (frame.loc[frame["step"] == arm, "partner_step"] == reference).any() else "sequential"
         yield "looking_glass", f"ladder ({mode}), {metric}", f"step {arm}", f"step {reference}", length, \
-            cc.by_repeat(arm_of(arm, reference), metric), cc.by_repeat(arm_of(reference, arm), metric)
+            vd.by_repeat(arm_of(arm, reference), metric), vd.by_repeat(arm_of(reference, arm), metric)
 
 
 def key_cache(results: Path):
-    from dbrepro import key_cache as _kc, key_cache_mariadb as _kcm  # noqa: F401 (register the table rows)
     from dbrepro.records import load_result, load_runs
 
     for source, pattern in (("model", "key_cache/rep*/model.json"), ("mariadb", "key_cache/rep*/mariadb.json")):
@@ -78,15 +76,14 @@ def key_cache(results: Path):
             cell = dict(zip(keys, cell if isinstance(cell, tuple) else (cell,)))
             if cell.get("index_fraction", 1.0) != 1.0:
                 continue
-            off = cc.by_repeat(rows[rows["segments"] == 0], "queries_per_second")
+            off = vd.by_repeat(rows[rows["segments"] == 0], "queries_per_second")
             for segments in sorted(s for s in rows["segments"].unique() if s != 0):
                 yield "key_cache", f"{source}, threads {cell['threads']}, P {cell['points']}", \
                     f"{segments} segments", "off", length, \
-                    cc.by_repeat(rows[rows["segments"] == segments], "queries_per_second"), off
+                    vd.by_repeat(rows[rows["segments"] == segments], "queries_per_second"), off
 
 
 def openedge(results: Path):
-    from dbrepro import openedge as _oe  # noqa: F401 (register the table rows)
     from dbrepro.records import load_runs
 
     paths = _records(results, "openedge/rep*/ladder.json")
@@ -96,8 +93,8 @@ def openedge(results: Path):
     names = list(dict.fromkeys(frame["name"]))
     for before, after in zip(names, names[1:]):
         yield "openedge", "ladder pass, wall_seconds", after, before, "one pass", \
-            cc.by_repeat(frame[frame["name"] == after], "wall_seconds"), \
-            cc.by_repeat(frame[frame["name"] == before], "wall_seconds")
+            vd.by_repeat(frame[frame["name"] == after], "wall_seconds"), \
+            vd.by_repeat(frame[frame["name"] == before], "wall_seconds")
 
 
 def fifo_cache(results: Path):
@@ -110,8 +107,8 @@ def fifo_cache(results: Path):
     length = f"{int(frame['transactions'].iloc[0])} transactions"
     for (fraction, terminals), rows in frame.groupby(["pool_fraction_asked", "terminals"]):
         yield "fifo_cache", f"{fraction:.0%} pool, {terminals} terminal(s), nopm", "soqol", "lru", length, \
-            cc.by_repeat(rows[rows["cache_policy"] == "soqol"], "nopm"), \
-            cc.by_repeat(rows[rows["cache_policy"] == "lru"], "nopm")
+            vd.by_repeat(rows[rows["cache_policy"] == "soqol"], "nopm"), \
+            vd.by_repeat(rows[rows["cache_policy"] == "lru"], "nopm")
 
 
 def quantum(results: Path):
@@ -129,18 +126,19 @@ def quantum(results: Path):
             continue
         short, long = quanta[0], quanta[-1]
         yield "quantum", ", ".join(map(str, cell)) + ", mean_seconds", f"Q {long} ms", f"Q {short} ms", \
-            "one session set", cc.by_repeat(rows[rows["quantum_ms"] == long], "mean_seconds"), \
-            cc.by_repeat(rows[rows["quantum_ms"] == short], "mean_seconds")
+            "one session set", vd.by_repeat(rows[rows["quantum_ms"] == long], "mean_seconds"), \
+            vd.by_repeat(rows[rows["quantum_ms"] == short], "mean_seconds")
 
 
-STUDIES = (looking_glass, key_cache, openedge, fifo_cache, quantum)
+# One function per judged study with timed cells, by its name (dbrepro.studies' order).
+STUDIES = tuple(globals()[name] for name in studies.names(judged=True) if name in globals())
 
 
 def spread(results: Path) -> pd.DataFrame:
     rows = []
     for study in STUDIES:
         for name, cell, arm, reference, length, treated, control in study(results):
-            paired = cc.align([treated, control])
+            paired = vd.align([treated, control])
             if not len(paired) or len(paired[0]) < 2:
                 continue
             ratio = paired[0] / paired[1]

@@ -8,7 +8,7 @@ identified by (study, id). Only `study`, `id` and `reproduced` are required;
 the other columns (text, effect, ci_low, ci_high, unit, setting, ...) are read
 where present.
 
-    from dbrepro import compare
+    from dbrepro.verdicts import compare
     table = compare.compare_runs(compare.load_run("results"),
                                  compare.load_run("reference/runs/quick"))
     compare.summary_line(table)  # 'compare: F findings, A agree, X yes/no flips, Y other differences'
@@ -22,24 +22,24 @@ from pathlib import Path
 
 import pandas as pd
 
-# "not judged": the run's profile did not run what the finding needs (claims_common.NOT_JUDGED).
-VERDICTS = ("yes", "no", "inconclusive", "not judged")
-ROLES = ("finding", "check")
+from .criteria import ROLES
+from .outcome import OUTCOMES as VERDICTS  # "not judged" among them: the profile did not run for the finding
+from .tables import ROLE_FILES as ROW_FILES
+
 REQUIRED = ("study", "id", "reproduced")
 NUMBERS = ("effect", "ci_low", "ci_high")
 # Read where present, empty where not.
 TEXTS = ("text", "unit", "setting")
 # The kinds of difference, in the order the summary counts them.
 DIFFERENCES = ("none", "flip", "other", "only_a", "only_b")
-ROW_FILES = {"finding": "findings.csv", "check": "checks.csv"}
 
 SIDE_COLUMNS = ("verdict", "effect", "ci_low", "ci_high", "setting")
-COLUMNS = [
+COLUMNS = (
     "study", "id", "role", "text", "unit",
     "verdict_a", "effect_a", "ci_low_a", "ci_high_a",
     "verdict_b", "effect_b", "ci_low_b", "ci_high_b",
     "agree", "difference", "overlap", "setting_a", "setting_b",
-]
+)
 
 
 class CompareError(ValueError):
@@ -193,7 +193,7 @@ def compare_runs(
     table["_study"] = table["study"].map(studies)
     table["_order"] = [position[key] for key in zip(table["study"], table["id"])]
     table = table.sort_values(["_role", "_study", "_order"], kind="stable")
-    return table[COLUMNS].reset_index(drop=True)
+    return table[list(COLUMNS)].reset_index(drop=True)
 
 
 def counts(frame: pd.DataFrame, role: str = "finding") -> dict[str, int]:
