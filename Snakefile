@@ -36,6 +36,8 @@ validate_config(config, os.path.join(workflow.basedir, "config", "schema", "conf
 include: "workflows/common.smk"
 # Timed grids that may run more repeats than planned (makeups, sequential looks).
 include: "workflows/sequential.smk"
+# The machine's fingerprint, at the start and the end of the run.
+include: "workflows/machine.smk"
 include: "workflows/report.smk"
 # Each study's rules, in the registry's order (dbrepro.studies: the one list of studies).
 for _study in STUDIES:

@@ -21,7 +21,8 @@ SCRIPTS = REPO / "workflows" / "scripts"
 STUDIES = studies.names(judged=True)  # dbrepro.studies
 COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
            "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
-           "within_ci_low", "within_ci_high", "between_run_sd", "looks", "alpha_per_look"]
+           "within_ci_low", "within_ci_high", "between_run_sd", "between_run_source", "looks",
+                 "alpha_per_look"]
 SPREAD = 0.05  # 5% run-to-run spread (lognormal sigma), what timed runs show on a quiet machine
 
 

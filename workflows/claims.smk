@@ -35,7 +35,7 @@ def judging(study):
     study's timed grids, and which profiles plan the five a timed criterion needs."""
     enough = [name for name, found in profile_configs().items() if planned_repeats(found, study) >= 5]
     return {"profile": config.get("profile", ""), "planned_repeats": planned_repeats(config, study),
-            "judged_by": " or ".join(enough)}
+            "judged_by": " or ".join(enough), "machine": MACHINE_START}
 
 
 def claims_inputs(wildcards):
@@ -44,6 +44,7 @@ def claims_inputs(wildcards):
     study = wildcards.study
     return {**{name: value for name, value in CLAIMS[study]["input"].items() if not isinstance(value, GridRuns)},
             "criteria": claims_criteria(study), "foreign_load": claims_criteria("foreign_load"),
+            "machine": MACHINE_START,  # the run's kind: whose between-run spread widens it
             **sequential_final_inputs(study)}
 
 

@@ -158,6 +158,11 @@ def after_previous_repeat(pattern, grid):
     return after_previous_repeat_of(study, name, lambda rep: expand_repeats(pattern, grid, repeats=[rep]))
 
 
+# The machine's fingerprint at the run's start (workflows/machine.smk): every timed grid's first
+# repeat waits for it, so the primitive costs are measured before the first timed cell.
+MACHINE_START = f"{RESULTS}/machine/start.json"
+
+
 def after_previous_repeat_of(study, name, runs_of):
     """after_previous_repeat for a repeat whose runs are not one pattern over a grid
     (duets: each pair's two records): runs_of(rep) lists repeat rep's records; `name`
@@ -170,7 +175,7 @@ def after_previous_repeat_of(study, name, runs_of):
     def inputs(wildcards):
         rep = int(wildcards.rep)
         if rep <= 1:
-            return []
+            return [ancient(MACHINE_START)]
         if runs_per_repeat > 1:
             return [ancient(barrier.format(rep=rep - 1))]
         return [ancient(path) for path in runs_of(rep - 1)]

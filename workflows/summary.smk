@@ -6,6 +6,8 @@
 
 SUMMARY_STUDIES = [study.name for study in STUDIES if study.judged]  # dbrepro.studies
 SUMMARY_INPUTS = list(STUDY_TARGETS)
+# The machine's fingerprint at the end waits for every study's results (workflows/machine.smk).
+MACHINE_END_AFTER = list(STUDY_TARGETS)
 
 
 rule summary:
@@ -13,6 +15,7 @@ rule summary:
     input:
         SUMMARY_INPUTS,
         **{study: table_path(study, "claims") for study in SUMMARY_STUDIES},
+        machine=MACHINE_RECORD,
     output:
         md=f"{RESULTS}/summary.md",
         html=report(

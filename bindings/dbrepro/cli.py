@@ -49,6 +49,7 @@ def build_parser() -> OneLineErrorParser:
             "  compare            compare two runs' verdicts, finding by finding\n"
             "  verdicts           the verdict package's tools: between-run estimates, committed runs re-judged\n"
             "  duet               run two single-terminal cells at once, one pinned to each CPU\n"
+            "  machine            this machine's fingerprint: CPU identity, kind, primitive costs (JSON)\n"
             "  new-study NAME     write a new study's registry entry and a skeleton that runs as it is\n\n"
             "Run 'dbrepro COMMAND --help' for a command's options."
         ),
@@ -107,6 +108,8 @@ def build_parser() -> OneLineErrorParser:
                                          "(options: dbrepro verdicts --help)", add_help=False)
     commands.add_parser("duet", help="two single-terminal cells at once, one pinned to each CPU "
                                      "(options: dbrepro duet --help)", add_help=False)
+    commands.add_parser("machine", help="this machine's fingerprint: identity, kind, primitive costs "
+                                        "(options: dbrepro machine --help)", add_help=False)
     commands.add_parser("new-study", help="a new study's registry entry and a skeleton that runs in the smoke "
                                           "profile (options: dbrepro new-study --help)", add_help=False)
     return parser
@@ -426,6 +429,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import duet
 
         return duet.main(argv[1:])
+    if argv[:1] == ["machine"]:  # its own parser: the machine's fingerprint (dbrepro.machine)
+        from . import machine
+
+        return machine.main(argv[1:])
     if argv[:1] == ["new-study"]:  # needs no engine: writes files (dbrepro.new_study)
         return run_new_study(argv[1:])
     if argv[:1] == ["verdicts"]:  # its own parser; needs no engine (dbrepro.verdicts.cli)

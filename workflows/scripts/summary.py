@@ -10,6 +10,7 @@ Run by Snakemake (rule summary), or by hand:
 """
 
 import html
+import json
 import math
 import os
 import sys
@@ -157,12 +158,42 @@ def load_averages(results: Path) -> list[float]:
     return found
 
 
-def machine() -> dict:
-    from dbrepro import provenance
+def machine(results: Path | None = None) -> dict:
+    """The run's machine: its kind and fingerprint (results/<run>/machine.json, dbrepro.machine)
+    where the run took one, this machine's identity otherwise; and the commit."""
+    from dbrepro import machine as fingerprints, provenance
 
     host, git = provenance.host_info(), provenance.git_info()
+    record = results / "machine.json" if results is not None else None
+    if record is not None and record.is_file():
+        found = json.loads(record.read_text(encoding="utf-8"))
+    else:
+        ident = fingerprints.identity()
+        found = {"kind": fingerprints.kind_of(ident), "identity": ident}
     return {"cpu": host["cpu_model"], "cpus": host["usable_cpus"], "kernel": host["kernel"],
-            "hostname": host["hostname"], "commit": git["commit"], "dirty": git.get("dirty")}
+            "hostname": host["hostname"], "commit": git["commit"], "dirty": git.get("dirty"),
+            "kind": found["kind"], "fingerprint": found, "record": str(record) if record is not None and
+            record.is_file() else ""}
+
+
+def kind_lines(about: dict) -> list[str]:
+    """The summary's first lines: the run's kind of machine, what it measured, what a verdict speaks for."""
+    found = about.get("fingerprint") or {}
+    ident = found.get("identity") or {}
+    start, end = found.get("start") or {}, found.get("end") or {}
+
+    def loop(prims):
+        return f"{prims['fixed_loop_s']:.3f} s" if isinstance(prims.get("fixed_loop_s"), (int, float)) else "n/a"
+
+    measured = (f"; the fixed loop {loop(start)} at the start, {loop(end)} at the end "
+                f"(`{about['record']}`)" if about.get("record") else "; no fingerprint recorded by this run")
+    hypervisor = ident.get("hypervisor") or "n/a"
+    return [f"- kind of machine: **{about['kind']}** ({about['cpu']}, {about['cpus']} usable CPU(s), hypervisor "
+            f"{hypervisor}, Linux {about['kernel']}){measured}",
+            "- Each verdict speaks for this kind of machine: a timed interval is widened by the spread between "
+            "committed runs of this kind and the study's current method, or, where fewer than two exist, by the "
+            "largest such same-kind spread (each row's `between_run_source` says which), never by the spread "
+            "across kinds."]
 
 
 CRITERIA_FIRST = ("b25818b", "2026-11-25")  # the criteria files' first commit (workflows/claims/HISTORY.md)
@@ -230,17 +261,17 @@ def _at(findings: pd.DataFrame, setting: str) -> str:
 
 def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None,
                      variation: str = "") -> str:
-    about = about or machine()
+    about = about or machine(results)
     loads = load_averages(results)
     now = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
     changes = criteria_changes()
     lines = [
         "# dbrepro: summary of this run", "",
+        *kind_lines(about),
         f"- profile: `{profile}`" + (f", varied: `{variation}` (this run's settings differ from the profile's, "
                                      "so its verdicts are not the profile's; where the profile had the "
                                      "original's setting, this run does not)" if variation else ""),
         f"- commit: `{about['commit']}`" + (" (with uncommitted changes)" if about.get("dirty") else ""),
-        f"- machine: {about['cpu']}, {about['cpus']} usable CPU(s), Linux {about['kernel']}",
         "- load average (1 min) before the timed runs: "
         + (f"median {pd.Series(loads).median():.2f}, max {max(loads):.2f}" if loads else "not recorded")
         + f"; at the end {now[0]:.2f}",

@@ -60,11 +60,15 @@ class Context:
         previous = found.get("previous_look")
         if previous:
             decided = dict(json.loads(Path(previous).read_text(encoding="utf-8")).get("decided") or {})
+        kind = str(found.get("kind", ""))
+        machine = found.get("machine")  # the run's fingerprint (dbrepro.machine): its kind
+        if not kind and machine and Path(machine).is_file():
+            kind = str(json.loads(Path(machine).read_text(encoding="utf-8")).get("kind", ""))
         return cls(profile=str(found.get("profile", "")), planned_repeats=None if planned is None else int(planned),
                    judged_by=str(found.get("judged_by", "")), confidence=float(found.get("confidence", CONFIDENCE)),
                    look=int(found.get("look", 1)), looks=int(found.get("looks", 1)), decided=decided,
                    makeups=dict(found.get("makeups") or {}), outcomes_out=str(found.get("outcomes_out", "")),
-                   kind=str(found.get("kind", "")))
+                   kind=kind)
 
     @classmethod
     def from_params(cls, params) -> "Context":

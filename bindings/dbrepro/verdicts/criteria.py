@@ -82,6 +82,7 @@ class Criteria:
     attribution: dict = field(default_factory=dict)  # how claims.md names a mechanism (optional `attribution`)
     min_seeds: int = 1  # a count finding counted on fewer seeds is inconclusive (the file's optional `min_seeds`)
     between_runs: dict = field(default_factory=dict)  # {row id: estimate} from between_runs.yaml (widen_for_reruns)
+    method: str = ""  # how this study's timed cells are run now (methods.yaml's last method)
 
     def __getitem__(self, claim_id: str) -> Criterion:
         return self.claims[claim_id]
@@ -184,12 +185,43 @@ def load_criteria(path_or_study, run_config: dict | None = None) -> Criteria:
     min_seeds = data.get("min_seeds", 1)
     if isinstance(min_seeds, bool) or not isinstance(min_seeds, int) or min_seeds < 1:
         raise ValueError(f"{path}: min_seeds must be an integer >= 1, got {min_seeds!r}")
+    methods = load_methods(path.parent / METHODS_FILE).get(data["study"], ())
     return Criteria(data["study"], data.get("title", data["study"]), data["paper_values"], claims,
                     dict(data.get("scope") or {}), dict(data.get("attribution") or {}), min_seeds,
-                    between_run_estimates(data["study"], path.parent / BETWEEN_RUNS_FILE))
+                    between_run_estimates(data["study"], path.parent / BETWEEN_RUNS_FILE),
+                    methods[-1].id if methods else "")
 
 
 BETWEEN_RUNS_FILE = "between_runs.yaml"
+METHODS_FILE = "methods.yaml"
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way a study's timed cells have been run (methods.yaml), from commit `since` on."""
+
+    id: str
+    since: str
+    what: str = ""
+
+
+def load_methods(path: Path | None = None) -> dict[str, tuple[Method, ...]]:
+    """{study: its methods, oldest first} from workflows/claims/methods.yaml ({} where absent)."""
+    path = Path(path) if path is not None else CRITERIA_DIR / METHODS_FILE
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = {}
+    for study, entries in (data.get("methods") or {}).items():
+        methods = []
+        for entry in entries or []:
+            if not entry.get("id") or not entry.get("since"):
+                raise ValueError(f"{path}: {study}: every method needs an id and the commit it holds since")
+            methods.append(Method(str(entry["id"]), str(entry["since"]), str(entry.get("what", ""))))
+        if len({m.id for m in methods}) != len(methods):
+            raise ValueError(f"{path}: {study}: a method id twice")
+        out[study] = tuple(methods)
+    return out
 
 
 def criterion_digest(text: str) -> str:
@@ -210,20 +242,33 @@ def effect_scale(effect: str | None) -> str:
     return EFFECT_SCALES.get(effect or "", "linear")
 
 
+def _check_tau(where: str, estimate: dict) -> None:
+    tau = estimate.get("tau")
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or tau < 0:
+        raise ValueError(f"{where}: an estimate needs tau >= 0")
+
+
 def between_run_estimates(study: str, path: Path) -> dict:
-    """`study`'s between-run estimates (workflows/claims/between_runs.yaml, written by
-    `dbrepro verdicts estimate-reruns`), {row id: {tau, runs, within_se, source, criterion_sha}}; none where
-    the file is absent."""
+    """`study`'s between-run estimates (workflows/claims/between_runs.yaml, written by `dbrepro verdicts
+    estimate-reruns`): {row id: {criterion_sha, scale, method, kinds: {kind: {tau, runs, ...}},
+    default: {tau, kind, runs}, source}}, each kind's spread for the study's current method and the
+    default a kind without two runs takes; none where the file is absent."""
     if not path.is_file():
         return {}
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     found = dict((data.get("estimates") or {}).get(study) or {})
     for row_id, estimate in found.items():
-        tau = estimate.get("tau")
-        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or tau < 0 or not estimate.get("criterion_sha"):
-            raise ValueError(f"{path}: {study}/{row_id}: an estimate needs tau >= 0 and criterion_sha")
+        where = f"{path}: {study}/{row_id}"
+        if not estimate.get("criterion_sha"):
+            raise ValueError(f"{where}: an estimate needs criterion_sha")
         if estimate.get("scale", "linear") not in SCALES:
-            raise ValueError(f"{path}: {study}/{row_id}: scale {estimate['scale']!r} (allowed: {', '.join(SCALES)})")
+            raise ValueError(f"{where}: scale {estimate['scale']!r} (allowed: {', '.join(SCALES)})")
+        if "tau" in estimate:  # one spread pooled over every kind (before issue 52)
+            _check_tau(where, estimate)
+        for kind, by_kind in (estimate.get("kinds") or {}).items():
+            _check_tau(f"{where}: {kind}", by_kind)
+        if estimate.get("default") is not None:
+            _check_tau(f"{where}: default", estimate["default"])
     return found
 
 

@@ -56,9 +56,12 @@ Like every criterion, that file changes only in a commit of its own.
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import math
 import re
+import subprocess
 from pathlib import Path
 from statistics import NormalDist
 
@@ -66,13 +69,13 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .criteria import REPO, criterion_digest, effect_scale, load_criteria
+from .criteria import REPO, criterion_digest, effect_scale, load_criteria, load_methods
 from .stats import to_scale
 
 Z = 1.959964  # the two-sided 95% normal quantile, as the intervals are 95%
 LEFT_OUT = ("hog", "trial")
-COLUMNS = ("study", "id", "role", "runs", "run_names", "scale", "mean_effect", "between_sd", "within_se", "tau",
-           "tau_over_within", "pairs", "pairs_apart", "criterion")
+COLUMNS = ("study", "id", "role", "kind", "method", "runs", "run_names", "scale", "mean_effect", "between_sd",
+           "within_se", "tau", "tau_over_within", "pairs", "pairs_apart", "criterion")
 
 
 def run_folders(paths: list[str]) -> list[Path]:
@@ -82,8 +85,52 @@ def run_folders(paths: list[str]) -> list[Path]:
                   if p.is_dir() and not any(word in p.name for word in LEFT_OUT))
 
 
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, timeout=60)
+
+
+@functools.lru_cache(maxsize=None)
+def run_commit(folder: Path) -> str:
+    """The commit a committed run was made at (its summary's), else the commit that added it to the
+    repository (an upper bound); "" where git knows neither."""
+    summary = folder / "summary.md"
+    if summary.is_file():
+        found = re.search(r"^- commit: `([0-9a-f]{7,40})`", summary.read_text(encoding="utf-8"), re.M)
+        if found:
+            return found.group(1)
+    added = _git("log", "--diff-filter=A", "--format=%H", "--", str(folder.resolve().relative_to(REPO))
+                 if folder.resolve().is_relative_to(REPO) else str(folder))
+    return added.stdout.split()[-1] if added.returncode == 0 and added.stdout.split() else ""
+
+
+@functools.lru_cache(maxsize=None)
+def _is_ancestor(older: str, newer: str) -> bool:
+    return _git("merge-base", "--is-ancestor", older, newer).returncode == 0
+
+
+def method_of_run(folder: Path, study: str, methods: dict) -> str:
+    """A committed run's method for `study` (workflows/claims/methods.yaml): what its machine.json
+    records, else the last method whose `since` commit is an ancestor of the run's commit."""
+    machine = folder / "machine.json"
+    if machine.is_file():
+        recorded = (json.loads(machine.read_text(encoding="utf-8")).get("methods") or {}).get(study)
+        if recorded:
+            return recorded
+    listed = methods.get(study) or ()
+    commit = run_commit(folder)
+    for method in reversed(listed):
+        if commit and _is_ancestor(method.since, commit):
+            return method.id
+    return listed[0].id if listed else ""
+
+
 def timed_rows(folder: Path) -> pd.DataFrame:
-    """Every timed row (findings and checks) of one run: those with an interval and repeats."""
+    """Every timed row (findings and checks) of one run: those with an interval and repeats, with
+    the run's kind of machine and each study's method."""
+    from ..machine import kind_of_run
+
+    methods = load_methods()
+    kind = kind_of_run(folder)
     frames = []
     for path in sorted(folder.glob("tables/*/findings.csv")) + sorted(folder.glob("tables/*/checks.csv")):
         frame = pd.read_csv(path, keep_default_na=False)
@@ -102,7 +149,8 @@ def timed_rows(folder: Path) -> pd.DataFrame:
         alpha = frame["alpha_per_look"] if "alpha_per_look" in frame.columns else pd.Series(math.nan, index=frame.index)
         frame["own_z"] = [Z if not (a > 0) else NormalDist().inv_cdf(1 - a / 2) for a in alpha]
         timed = frame[frame["repeats"].notna() & frame["ci_low"].notna() & frame["ci_high"].notna()]
-        frames.append(timed.assign(run=folder.name, role=timed.get("role", "finding")))
+        frames.append(timed.assign(run=folder.name, role=timed.get("role", "finding"), kind=kind,
+                                   method=[method_of_run(folder, study, methods) for study in timed["study"]]))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -142,8 +190,10 @@ def paule_mandel(effects, se) -> float:
 
 
 def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
+    """Per claim, criterion, kind of machine and method with at least `min_runs` runs: the spread."""
     out = []
-    for (study, claim, criterion), group in rows.groupby(["study", "id", "criterion"], sort=True):
+    for (study, claim, criterion, kind, method), group in rows.groupby(["study", "id", "criterion", "kind", "method"],
+                                                                      sort=True):
         group = group.drop_duplicates("run")
         if len(group) < min_runs:
             continue
@@ -157,7 +207,8 @@ def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
         intervals = list(zip(group["ci_low"], group["ci_high"]))
         pairs = list(itertools.combinations(intervals, 2))
         apart = sum(1 for (a_low, a_high), (b_low, b_high) in pairs if max(a_low, b_low) > min(a_high, b_high))
-        out.append({"study": study, "id": claim, "role": group["role"].iloc[0], "runs": len(group),
+        out.append({"study": study, "id": claim, "role": group["role"].iloc[0], "kind": kind, "method": method,
+                    "runs": len(group),
                     "run_names": " ".join(group["run"]), "scale": scale,
                     "mean_effect": round(float(group["effect"].astype(float).mean()), 4),
                     "between_sd": round(between, 4), "within_se": round(within, 4), "tau": round(tau, 4),
@@ -167,30 +218,47 @@ def levels(rows: pd.DataFrame, min_runs: int = 2) -> pd.DataFrame:
 
 
 def criteria_estimates(table: pd.DataFrame, source: str) -> dict:
-    """{study: {id: {tau, runs, within_se, source}}} for the claims whose current criterion text
-    is the one the runs were judged by (a changed criterion has no estimate until runs judge it)."""
+    """{study: {id: {criterion_sha, scale, method, kinds, default, source}}} for the claims whose
+    current criterion text is the one the runs were judged by (a changed criterion has no estimate
+    until runs judge it): each kind's spread over its runs of the study's current method, and the
+    default a kind without two such runs takes, the largest of those same-kind spreads."""
+    from ..machine import unrecorded_kind
+
     out: dict = {}
     for study, rows in table.groupby("study", sort=True):
         criteria = load_criteria(study)
-        for row in rows.itertuples():
-            claim = row.id.split("@")[0]
-            if claim not in criteria.claims or criteria[claim].text_of_criterion() != row.criterion:
+        for row_id, group in rows.groupby("id", sort=True):
+            claim = row_id.split("@")[0]
+            # Runs whose machine is not known at all (partial runs committed without a summary) speak
+            # for no kind.
+            now = group[(group["method"] == criteria.method) & (group["kind"] != unrecorded_kind(""))]
+            if claim not in criteria.claims:
                 continue
-            out.setdefault(study, {})[row.id] = {"tau": float(row.tau), "runs": int(row.runs), "scale": row.scale,
-                                                 "within_se": float(row.within_se), "source": source,
-                                                 "criterion_sha": criterion_digest(row.criterion)}
+            now = now[now["criterion"] == criteria[claim].text_of_criterion()]
+            if now.empty:
+                continue
+            kinds = {row.kind: {"tau": float(row.tau), "runs": int(row.runs), "within_se": float(row.within_se),
+                                "run_names": row.run_names} for row in now.itertuples()}
+            widest = max(kinds.items(), key=lambda item: item[1]["tau"])
+            out.setdefault(study, {})[row_id] = {
+                "criterion_sha": criterion_digest(now["criterion"].iloc[0]), "scale": now["scale"].iloc[0],
+                "method": criteria.method, "kinds": kinds, "source": source,
+                "default": {"tau": widest[1]["tau"], "kind": widest[0], "runs": widest[1]["runs"]}}
     return out
 
 
 HEADER = ("# Between-run spread of timed claims, beyond their own intervals (tau), estimated by\n"
-          "# `dbrepro verdicts estimate-reruns` from committed runs judged by the same criterion. The\n"
-          "# judge widens each such claim's interval by it (dbrepro.verdicts.judge.widen_for_reruns), so\n"
-          "# that the interval a run prints covers what a rerun on another machine of this kind\n"
-          "# measures. A criterion: it changes only in a commit of its own (docs/verdicts.md).\n")
+          "# `dbrepro verdicts estimate-reruns` from committed runs judged by the same criterion, per\n"
+          "# kind of machine (dbrepro.machine) over the runs of the study's current method\n"
+          "# (methods.yaml). The judge widens each such claim's interval by its own kind's spread\n"
+          "# (dbrepro.verdicts.judge.spread_for), so that the interval a run prints covers what a rerun\n"
+          "# on another machine of this kind measures; a kind with fewer than two runs takes `default`,\n"
+          "# the largest same-kind spread. A criterion: it changes only in a commit of its own.\n")
 
 
 def estimate(folders: list[Path], min_runs: int = 2) -> pd.DataFrame:
-    """The between-run table of these run folders (ValueError where they hold no timed row)."""
+    """The between-run table of these run folders, per claim, kind and method (ValueError where they
+    hold no timed row)."""
     rows = pd.concat([timed_rows(f) for f in folders], ignore_index=True) if folders else pd.DataFrame()
     if rows.empty:
         raise ValueError("no timed rows in these runs")

@@ -159,9 +159,10 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria,
     criterion): each side's half-width h becomes sqrt(h^2 + (z tau)^2), z the context's level's
     normal quantile, on the estimate's scale (the log of a ratio, criteria.EFFECT_SCALES), so
     that the interval a run prints covers what a rerun on another machine of this kind measures.
-    The verdict is judged again on the wider interval and may only weaken (yes or no to
-    inconclusive), never strengthen. A claim with no estimate for its current criterion keeps
-    its interval and says so."""
+    The spread is this kind of machine's, for the study's current method (`spread_for`): a verdict
+    speaks for its kind. The verdict is judged again on the wider interval and may only weaken
+    (yes or no to inconclusive), never strengthen. A claim with no estimate for its current
+    criterion keeps its interval and says so."""
     out = []
     for result in results:
         o, c = result.outcome, result.criterion
@@ -169,17 +170,36 @@ def widen_for_reruns(results: Sequence[ClaimResult], criteria: Criteria,
         if not c.timed or o.reproduced == NOT_JUDGED or not all(map(math.isfinite, (o.value, o.ci_low, o.ci_high))):
             out.append(result)
             continue
-        if estimate is None or estimate["criterion_sha"] != criterion_digest(c.text_of_criterion()):
+        spread, where = (None, "") if estimate is None else spread_for(estimate, context.kind, criteria.method)
+        if spread is None or estimate["criterion_sha"] != criterion_digest(c.text_of_criterion()):
             o = replace(o, pairing=f"{o.pairing}; no between-run estimate for this criterion yet (the interval is "
                                    "the repeats' alone)")
             out.append(replace(result, outcome=o))
             continue
-        out.append(replace(result, outcome=widened(o, c, estimate, context)))
+        out.append(replace(result, outcome=widened(o, c, {**spread, "scale": estimate.get("scale", "linear")},
+                                                   where, context)))
     return out
 
 
-def widened(o: Outcome, c: Criterion, estimate: dict, context: Context) -> Outcome:
-    """One timed outcome widened by one between-run estimate, and judged again."""
+def spread_for(estimate: dict, kind: str, method: str) -> tuple[dict | None, str]:
+    """The between-run spread a run of `kind` is widened by, and where it comes from: its own kind's,
+    estimated from at least two committed runs of that kind and the study's current method; else
+    the stated default, the largest same-kind spread any kind has for the claim; never the spread
+    across kinds. (An estimate pooled over every kind, the file's form before issue 52: as it is.)"""
+    if "kinds" not in estimate:
+        return estimate, f"{estimate['runs']} runs, {estimate.get('source', BETWEEN_RUNS_FILE)}"
+    own = (estimate.get("kinds") or {}).get(kind)
+    if own is not None and int(own["runs"]) >= 2:
+        return own, f"this kind's: {own['runs']} committed runs of {kind}, method {method}"
+    default = estimate.get("default")
+    if default is not None:
+        return default, (f"no two committed runs of this kind and method yet, so the largest same-kind spread any "
+                         f"kind has: {default['runs']} runs of {default['kind']}, method {method}")
+    return None, ""
+
+
+def widened(o: Outcome, c: Criterion, estimate: dict, where: str, context: Context) -> Outcome:
+    """One timed outcome widened by one between-run estimate (`where`: whose it is), and judged again."""
     tau = float(estimate["tau"])
     scale = estimate.get("scale", "linear")
     value, own_low, own_high = (to_scale(x, scale) for x in (o.value, o.ci_low, o.ci_high))
@@ -190,8 +210,7 @@ def widened(o: Outcome, c: Criterion, estimate: dict, context: Context) -> Outco
     high = from_scale(value + math.sqrt((own_high - value) ** 2 + extra), scale)
     verdict = o.reproduced if judge_interval(low, high, c.band) == o.reproduced else "inconclusive"
     note = (f"widened for reruns: the repeats' interval [{o.ci_low:.4g}, {o.ci_high:.4g}] with the between-run "
-            f"spread tau {tau:.4g}{SCALE_WORDS[scale]} ({estimate['runs']} runs, "
-            f"{estimate.get('source', BETWEEN_RUNS_FILE)})")
+            f"spread tau {tau:.4g}{SCALE_WORDS[scale]} ({where})")
     reason = o.reason
     if verdict != o.reproduced:
         reason = (f"the {level_text(context.confidence)} interval widened for reruns [{low:.4g}, {high:.4g}] straddles "
@@ -199,7 +218,8 @@ def widened(o: Outcome, c: Criterion, estimate: dict, context: Context) -> Outco
     elif verdict != "yes":
         reason = reason.replace(f"[{o.ci_low:.4g}, {o.ci_high:.4g}]", f"[{low:.4g}, {high:.4g}]")
     return replace(o, reproduced=verdict, ci_low=low, ci_high=high, reason=reason, within_low=o.ci_low,
-                   within_high=o.ci_high, between_sd=tau, between_scale=scale, pairing=f"{o.pairing}; {note}")
+                   within_high=o.ci_high, between_sd=tau, between_scale=scale, pairing=f"{o.pairing}; {note}",
+                   between_source=where)
 
 
 def keep_decided(results: Sequence[ClaimResult], context: Context) -> list[ClaimResult]:

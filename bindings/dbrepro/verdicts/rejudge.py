@@ -103,7 +103,10 @@ def rows_of(study_dir: Path) -> list[dict] | None:
 
 
 def rejudged_tables(folder: Path, criteria_of=load_criteria) -> dict[str, pd.DataFrame]:
-    """{study: its claims table re-judged} for one run folder (`tables/<study>/findings.csv`)."""
+    """{study: its claims table re-judged} for one run folder (`tables/<study>/findings.csv`), each
+    timed row widened by the spread of the run's own kind of machine (dbrepro.machine)."""
+    from ..machine import kind_of_run
+
     out = {}
     for study_dir in sorted(p for p in (Path(folder) / "tables").glob("*") if p.is_dir()):
         rows = rows_of(study_dir)
@@ -112,7 +115,7 @@ def rejudged_tables(folder: Path, criteria_of=load_criteria) -> dict[str, pd.Dat
         criteria = criteria_of(study_dir.name)
         alpha = next((a for a in (number(r.get("alpha_per_look", "")) for r in rows) if math.isfinite(a) and a > 0),
                      None)
-        context = Context.at_alpha(alpha)
+        context = Context.at_alpha(alpha, kind=kind_of_run(folder))  # the run's own kind of machine
         results, kept = [], []
         for row in rows:
             result = rebuilt(row, criteria, context)

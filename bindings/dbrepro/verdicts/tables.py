@@ -21,7 +21,7 @@ from .outcome import NOT_JUDGED, OUTCOMES, Outcome
 
 CLAIM_COLUMNS = ("study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
                  "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
-                 "within_ci_low", "within_ci_high", "between_run_sd", "looks", "alpha_per_look")
+                 "within_ci_low", "within_ci_high", "between_run_sd", "between_run_source", "looks", "alpha_per_look")
 # Which file holds the rows of each role, beside claims.csv.
 ROLE_FILES = MappingProxyType({"finding": "findings.csv", "check": "checks.csv"})
 
@@ -42,6 +42,7 @@ def row_of(result: ClaimResult, study: str = "") -> dict:
         "reason": result.explanation(),
         **dict(zip(("within_ci_low", "within_ci_high"), rounded(o.value, o.within_low, o.within_high)[1:])),
         "between_run_sd": rounded_number(o.between_sd),
+        "between_run_source": o.between_source,
         "looks": "" if o.look is None else int(o.look),
         "alpha_per_look": "" if o.look is None else rounded_number(1.0 - o.confidence),
     }
