@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-import quantum_claims  # noqa: E402
+import quantum_claims
 import quantum_tables  # noqa: E402
 from dbrepro.quantum_sizing import article_session_seconds, session_seconds
 
@@ -175,3 +175,16 @@ def test_a_memory_gain_is_credited_by_latch_waits_when_cpu_time_does_not_fall():
         (found,) = quantum_claims.scheduler_claims(medians, "os_rr", PAPER, criteria, repeats, "pinned")
         assert found.claim_id == "memory_gain_grows" and found.outcome.reproduced == verdict
         assert any("work saved by latch_waits" in note for note in found.notes)
+
+
+def test_the_time_less_the_dispatchers_share_of_the_cpus():
+    """Issue 52, item 4: the TS dispatcher's own CPU time (which falls as Q grows) is taken from the
+    sessions' CPUs; the sessions' time with their own CPUs is mean x (1 - its share)."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"mean_seconds": [10.0, 10.0, 8.0], "dispatcher_cpu_ms_per_second": [70.0, 40.0, 0.0],
+                         "cpus": [2, 2, 2]})
+    less = quantum_claims.less_dispatcher(rows)
+    assert list(less) == pytest.approx([10.0 * (1 - 0.035), 10.0 * (1 - 0.02), 8.0])
+    # A record without a dispatcher (os_rr, or from before it): the time as it is.
+    assert list(quantum_claims.less_dispatcher(pd.DataFrame({"mean_seconds": [3.0]}))) == [3.0]
