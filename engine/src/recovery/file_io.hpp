@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,18 +37,51 @@ inline bool file_exists(const io::FileAt& file) {
   return ::fstatat(file.dir, file.name.c_str(), &st, 0) == 0;
 }
 
-// The whole file (callers check first that it exists).
-inline std::vector<std::byte> read_whole_file(const io::FileAt& file) {
-  const std::string& path = file.shown;
-  std::vector<std::byte> bytes;
-  const int fd = ::openat(file.dir, file.name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error(path, "open");
+// What a directory entry that is not a regular file is, for messages.
+inline const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symlink";
+  return "not a regular file";
+}
+
+// A descriptor of the file, opened for reading without blocking (a FIFO put
+// in a file's place would block open(2) forever) and refused unless it is a
+// regular file; `size` gets its size.
+inline int open_regular(const io::FileAt& file, off_t& size) {
+  const int fd = ::openat(file.dir, file.name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw io_error(file.shown, "open");
   struct stat st{};
   if (::fstat(fd, &st) != 0) {
+    const std::runtime_error error = io_error(file.shown, "stat");
     ::close(fd);
-    throw io_error(path, "stat");
+    throw error;
   }
-  bytes.resize(static_cast<size_t>(st.st_size));
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Refused(file.shown + ": is " + file_kind(st.st_mode) +
+                  ", not a regular file: refusing to read it as a database file");
+  }
+  size = st.st_size;
+  return fd;
+}
+
+// The whole file (callers check first that it exists). One too large to hold
+// in memory is a one-line error naming it, not a bare std::bad_alloc.
+inline std::vector<std::byte> read_whole_file(const io::FileAt& file) {
+  const std::string& path = file.shown;
+  off_t size = 0;
+  const int fd = open_regular(file, size);
+  std::vector<std::byte> bytes;
+  try {
+    bytes.resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    ::close(fd);
+    throw std::runtime_error(path + ": " + std::to_string(size) + " bytes, more than this process can hold in memory");
+  }
   const io::Transfer t = io::read_full(fd, bytes.data(), bytes.size());
   ::close(fd);
   if (!t.whole()) throw io::io_error(path + ": read", t);
