@@ -29,7 +29,7 @@ import time
 import pytest
 
 from test_no_silent_loss import (  # noqa: F401 (native is a fixture)
-    STACK, assert_recovered, kill, native, one_line, recover, run, start, wait_for_acks)
+    STACK, acknowledged, assert_recovered, kill, native, one_line, recover, run, start, wait_for_acks)
 
 
 def generations(directory):
@@ -191,7 +191,7 @@ def test_durable_run_with_an_acks_file_it_cannot_open_writes_nothing(native, tmp
 
 def _bad_acks(acks):
     lines = acks.read_text().splitlines(keepends=True)
-    stamp = lines[0].split()[1]
+    stamp = lines[1].split()[1]  # lines[0] is the run's header
     return {
         # garbage, then a stamp the database does not hold: before issue 42
         # the garbage ended the reading and the missing stamp was never seen
@@ -224,7 +224,7 @@ def test_recover_refuses_a_directory_as_an_acks_file(native, copy, tmp_path):
 
 def test_recover_counts_every_acknowledgement_of_a_good_file(native, database, copy):
     report = assert_recovered(recover(native, copy, [database[1]]))
-    assert report["acknowledged"] == database[1].read_text().count("\n")
+    assert report["acknowledged"] == acknowledged(database[1])
 
 
 def test_recover_creates_a_database_only_when_asked(native, tmp_path):

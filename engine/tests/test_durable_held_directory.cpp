@@ -19,12 +19,15 @@
 #include "driver/tpcc/acks_file.hpp"
 #include "driver/tpcc/durable_run.hpp"
 #include "driver/tpcc/fields.hpp"
+#include "durable_test_files.hpp"
 #include "recovery_test_db.hpp"
 
 namespace dbrepro::tpcc {
 namespace {
 
 using namespace recovery_test;
+using durable_test::durable_config;
+using durable_test::invalid_argument_of;
 using recovery::DurableFiles;
 using recovery::Refused;
 namespace fs = std::filesystem;
@@ -39,17 +42,6 @@ std::set<std::string> names(const std::string& dir) {
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-// The message of the std::invalid_argument `f` throws ("" if none).
-template <class F>
-std::string invalid_argument_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // ---------------------------------------------------------------------------
@@ -105,25 +97,26 @@ TEST(DurableHeldDirectory, ARepointedSymlinkLeavesTheRunInTheDirectoryItOpened) 
 
 TEST(DurableHeldDirectory, BothCommandsRefuseWhatTheTableRefusesBeforeTouchingTheDirectory) {
   TempDir dir;
-  RunConfig run;
-  run.stack = "step1";
-  run.transactions = 1;
+  DurableRunConfig config = durable_config(dir.path);
   for (u32 warehouses : {0u, 70000u}) {
-    run.warehouses = warehouses;
-    EXPECT_HAS(invalid_argument_of([&] { durable_verify(dir.path, run, {}, true); }), "warehouses: must be in 1..65535");
-    DurableRunConfig config;
-    config.dir = dir.path;
-    config.run = run;
+    config.run.warehouses = warehouses;
+    EXPECT_HAS(invalid_argument_of([&] { durable_verify(config, true); }), "warehouses: must be in 1..65535");
     EXPECT_HAS(invalid_argument_of([&] { durable_run(config); }), "warehouses: must be in 1..65535");
   }
-  run.warehouses = 1;
+  config.run.warehouses = 1;
   for (u32 terminals : {0u, kMaxDurableTerminals + 1}) {
-    run.terminals = terminals;
-    EXPECT_HAS(invalid_argument_of([&] { durable_verify(dir.path, run, {}, true); }), "terminals: must be in 1..4095");
+    config.run.terminals = terminals;
+    EXPECT_HAS(invalid_argument_of([&] { durable_verify(config, true); }), "terminals: must be in 1..4095");
   }
-  run.terminals = 1;
-  run.mix.fill(0);
-  EXPECT_HAS(invalid_argument_of([&] { durable_verify(dir.path, run, {}, true); }), "mix: weights must sum");
+  config.run.terminals = 1;
+  for (double every : {-1.0, 1e308}) {  // issue 56: recover took them, and wrote
+    config.checkpoint_every = every;
+    EXPECT_HAS(invalid_argument_of([&] { durable_verify(config, true); }), "checkpoint_every: must be in 0..86400");
+    EXPECT_HAS(invalid_argument_of([&] { durable_run(config); }), "checkpoint_every: must be in 0..86400");
+  }
+  config.checkpoint_every = 0;
+  config.run.mix.fill(0);
+  EXPECT_HAS(invalid_argument_of([&] { durable_verify(config, true); }), "mix: weights must sum");
   EXPECT_TRUE(names(dir.path).empty()) << "refused after writing";
 }
 
@@ -148,10 +141,8 @@ TEST(DurableHeldDirectory, RangeMessagesNameTheRealLimits) {
 
 TEST(DurableHeldDirectory, RecoverCreatesADatabaseOnlyWhenAsked) {
   TempDir dir;
-  RunConfig run;
-  run.stack = "step1";
   try {
-    durable_verify(dir.path, run, {});
+    durable_verify(durable_config(dir.path));
     FAIL() << "an empty directory was given a database";
   } catch (const Refused& e) {
     EXPECT_HAS(e.what(), "holds no database");
@@ -167,24 +158,27 @@ TEST(DurableHeldDirectory, AnAcksFileThatCannotBeReadIsRefusedBeforeTheDirectory
     crash_with_history(files);
   }
   const auto before = names(dir.path);
-  RunConfig run;
-  run.stack = "step1";
-  EXPECT_HAS(invalid_argument_of([&] { durable_verify(dir.path, run, {"/nonexistent/a"}); }),
-             "acks file '/nonexistent/a'");
+  DurableRunConfig config = durable_config(dir.path);
+  config.acks_paths = {"/nonexistent/a"};
+  EXPECT_HAS(invalid_argument_of([&] { durable_verify(config); }), "acks file '/nonexistent/a'");
   EXPECT_EQ(names(dir.path), before) << "recovered (and checkpointed) before refusing";
 }
 
 // ---------------------------------------------------------------------------
 // 4. An acks file is read whole or refused.
 
+// Run 0's header (a stamp below 2^40 is run 0's) and the largest run's.
+const std::string kRun0 = "# run 0 of database 00000000000000aa\n";
+const std::string kLastRun = "# run 16777215 of database 00000000000000aa\n";
+
 TEST(DurableHeldDirectory, ReadAcksReadsEveryLine) {
   TempDir dir;
   const std::string path = dir.path + "/acks";
-  write_file(path, "N 1\nP 18446744073709551615\nN 7\n");
+  write_file(path, kRun0 + "N 1\nP 7\n" + kLastRun + "N 18446744073709551615\n");
   const std::vector<Ack> acks = read_acks(path);
   ASSERT_EQ(acks.size(), 3u);
   EXPECT_EQ(acks[1].type, 'P');
-  EXPECT_EQ(acks[1].stamp, 18446744073709551615ull);
+  EXPECT_EQ(acks[2].stamp, 18446744073709551615ull);
   write_file(path, "");
   EXPECT_TRUE(read_acks(path).empty());
 }
@@ -193,14 +187,20 @@ TEST(DurableHeldDirectory, ReadAcksRefusesWhatItCannotReadNamingFileAndLine) {
   TempDir dir;
   const std::string path = dir.path + "/acks";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"N 1\ngarbage\nN 2\n", "line 2: expected 'N STAMP' or 'P STAMP'"},
-      {"N 1\nX 5\n", "line 2"},          // an unknown type letter
-      {"N 1\nn 5\n", "line 2"},
-      {"N 1\nN 5 \n", "line 2"},         // trailing space
-      {"N 1\nN -5\n", "line 2"},
-      {"\n", "line 1"},                  // an empty line
-      {"N 18446744073709551616\n", "line 1"},  // past 64 bits
-      {"N 1\nP 2", "line 2: cut short"},
+      {kRun0 + "N 1\ngarbage\nN 2\n", "line 3: expected 'N STAMP' or 'P STAMP'"},
+      {kRun0 + "N 1\nX 5\n", "line 3"},          // an unknown type letter
+      {kRun0 + "N 1\nn 5\n", "line 3"},
+      {kRun0 + "N 1\nN 5 \n", "line 3"},         // trailing space
+      {kRun0 + "N 1\nN -5\n", "line 3"},
+      {kRun0 + "\n", "line 2"},                  // an empty line
+      {kRun0 + "N 18446744073709551616\n", "line 2"},  // past 64 bits
+      {kRun0 + "N 1\nP 2", "line 3: cut short"},
+      {"N 1\n", "line 1: an acknowledgement before any run's header"},  // a file of a build before issue 56
+      {kRun0 + "N 1099511627776\n", "line 2: stamp 1099511627776 is run 1's, under run 0's header"},
+      {"# run 16777216 of database 00000000000000aa\n", "line 1"},  // a run id no stamp holds
+      {"# run 1 of database 00000000000000AA\n", "line 1"},         // upper-case hex
+      {"# run 01 of database 00000000000000aa\n", "line 1"},
+      {kRun0 + std::string(100, 'N') + "\n", "line 2: expected"},  // longer than any line
   };
   for (const auto& [bytes, message] : cases) {
     write_file(path, bytes);
@@ -223,9 +223,10 @@ TEST(DurableHeldDirectory, AnAcksFileInsideTheDatabaseDirectoryIsRefusedUncreate
   fs::create_symlink(dir + "/snapshot", base.path + "/to-snapshot");
   fs::create_directory_symlink(dir, base.path + "/to-db");
   DurableFiles files(dir);
+  const AcksHeader run{1, 0xaa};
   for (const std::string& path : {dir + "/snapshot", dir + "/acks", dir + "/sub/acks", base.path + "/to-snapshot",
                                   base.path + "/to-db/acks", dir + "/../db/acks"}) {
-    EXPECT_HAS(invalid_argument_of([&] { AcksWriter acks(path, files.dir_fd(), files.dir()); }),
+    EXPECT_HAS(invalid_argument_of([&] { AcksWriter acks(path, files.dir_fd(), files.dir(), run); }),
                "inside the database directory")
         << path;
   }
@@ -234,14 +235,16 @@ TEST(DurableHeldDirectory, AnAcksFileInsideTheDatabaseDirectoryIsRefusedUncreate
   std::ifstream in(dir + "/snapshot");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "its own snapshot");
 
-  EXPECT_HAS(invalid_argument_of([&] { AcksWriter acks(base.path + "/none/acks", files.dir_fd(), files.dir()); }),
-             "cannot be opened");
-  EXPECT_HAS(invalid_argument_of([&] { AcksWriter acks(base.path, files.dir_fd(), files.dir()); }), "directory");
+  EXPECT_HAS(
+      invalid_argument_of([&] { AcksWriter acks(base.path + "/none/acks", files.dir_fd(), files.dir(), run); }),
+      "cannot be opened");
+  EXPECT_HAS(invalid_argument_of([&] { AcksWriter acks(base.path, files.dir_fd(), files.dir(), run); }),
+             "directory");
   {
-    AcksWriter outside(base.path + "/acks", files.dir_fd(), files.dir());
-    outside.ack(TxnType::kPayment, 42);
+    AcksWriter outside(base.path + "/acks", files.dir_fd(), files.dir(), run);
+    outside.ack(TxnType::kPayment, (u64{1} << 40) + 42);
   }
-  EXPECT_EQ(read_acks(base.path + "/acks").at(0).stamp, 42u);
+  EXPECT_EQ(read_acks(base.path + "/acks").at(0).stamp, (u64{1} << 40) + 42);
 }
 
 }  // namespace

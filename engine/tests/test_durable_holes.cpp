@@ -14,6 +14,7 @@
 
 #include "driver/tpcc/durable_run.hpp"
 #include "driver/tpcc/terminals.hpp"
+#include "durable_test_files.hpp"
 #include "recovery/tpcc_layout.hpp"
 #include "recovery_test_db.hpp"
 
@@ -21,20 +22,12 @@ namespace dbrepro::tpcc {
 namespace {
 
 using namespace recovery_test;
+using durable_test::tables_layout;
+using durable_test::tree;
 using recovery::DurableFiles;
 using recovery::Refused;
 
 #define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
-
-// Every file's name, size and contents.
-std::map<std::string, std::string> tree(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(e.path(), std::ios::binary);
-    files[e.path().filename()] = std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  return files;
-}
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -44,16 +37,6 @@ void flip_byte(const std::string& path, long offset) {
   std::string bytes = tree(std::filesystem::path(path).parent_path())[std::filesystem::path(path).filename()];
   bytes.at(static_cast<size_t>(offset)) ^= 0x10;
   write_file(path, bytes);
-}
-
-// The tables of recovery_test's Tables, as an engine made elsewhere has them
-// (making one writes its log file).
-recovery::TableLayout tables_layout() {
-  TempDir scratch;
-  DurableFiles files(scratch.path);
-  E engine(options_for(files));
-  Tables t(engine);
-  return recovery::table_layout(engine);
 }
 
 TEST(DurableHoles, RunIdsAndTerminalsAboveTheStampsBitsAreRefused) {
@@ -144,7 +127,8 @@ TEST(DurableHoles, AStaleSnapshotTmpIsRemovedBeforeTheEngineWrites) {
     DurableFiles files(dir.path);
     crash_with_history(files);
   }
-  write_file(dir.path + "/snapshot.tmp", std::string(100000, 'x'));
+  const std::string partial = durable_test::partial_snapshot(durable_test::database_id_of(dir.path), 100000);
+  write_file(dir.path + "/snapshot.tmp", partial);
   DurableFiles files(dir.path);
   recovery::Inspection found = files.inspect(tables_layout());
   ASSERT_TRUE(found.database);

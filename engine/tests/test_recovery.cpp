@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "driver/tpcc/terminals.hpp"
+#include "durable_test_files.hpp"
 #include "recovery/durable_files.hpp"
 #include "recovery_test_db.hpp"
 #include "recovery/tpcc_stamps.hpp"
@@ -104,8 +105,9 @@ TEST(Recovery, CrashDuringACheckpointKeepsThePreviousOne) {
   }
   // What a checkpoint leaves when it dies before its rename: a partial
   // snapshot.tmp and the next generation's empty log.
-  std::ofstream(dir.path + "/snapshot.tmp") << "partial";
-  std::ofstream(dir.path + "/log.2").flush();
+  durable_test::write_bytes(dir.path + "/snapshot.tmp",
+                            durable_test::partial_snapshot(durable_test::database_id_of(dir.path), 100));
+  std::ofstream(dir.path + "/log.2").flush();  // created, its header not written yet
   DurableFiles files(dir.path);
   E engine(options_for(files));
   Tables t(engine);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "recovery/checked_blocks.hpp"
+#include "durable_test_files.hpp"
 #include "recovery/durable_files.hpp"
 #include "recovery_test_db.hpp"
 
@@ -22,6 +23,7 @@ namespace dbrepro::tpcc {
 namespace {
 
 using namespace recovery_test;
+using namespace durable_test;
 using recovery::DurableFiles;
 using recovery::Refused;
 
@@ -224,9 +226,15 @@ TEST(RecoveryDamage, ASecondOpenOfTheDirectoryIsRefused) {
 TEST(RecoveryDamage, LeftoversOfACrashedCheckpointAreRemovedOnOpen) {
   TempDir dir;
   crashed_database(dir.path);
-  std::ofstream(dir.path + "/snapshot.tmp") << "partial";
-  std::ofstream(dir.path + "/log.0") << "an old log the crash left";
-  std::ofstream(dir.path + "/log.2").flush();  // the next generation's, empty
+  // Each begins as this database wrote it (recovery/leftovers.hpp): a
+  // partial snapshot, log.pending (the engine's first log, of no database
+  // yet), the next generation's empty log. Files that are not the
+  // database's are left alone.
+  write_bytes(dir.path + "/snapshot.tmp", magic_bytes(recovery::kSnapshotMagic) + "partial");
+  write_bytes(dir.path + "/log.pending", header_bytes(LogFileTag{}) + "records of the open the crash interrupted");
+  write_bytes(dir.path + "/log.2", header_bytes(LogFileTag{database_id_of(dir.path), 2}));
+  std::ofstream(dir.path + "/log.0") << "not a name the database writes";
+  std::ofstream(dir.path + "/notes.txt") << "the user's";
   {
     DurableFiles files(dir.path);
     E engine(options_for(files));
@@ -239,22 +247,19 @@ TEST(RecoveryDamage, LeftoversOfACrashedCheckpointAreRemovedOnOpen) {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir.path)) names.push_back(e.path().filename());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"log.2", "snapshot"}));  // the lock is the directory's own
+  EXPECT_EQ(names, (std::vector<std::string>{"log.0", "log.2", "notes.txt", "snapshot"}));
 }
 
 TEST(RecoveryDamage, AnInterruptedCreationStartsAfresh) {
   TempDir dir;
-  std::ofstream(dir.path + "/log.pending") << "records of a load the crash interrupted";
-  std::ofstream(dir.path + "/snapshot.tmp") << "partial";
-  {
-    // The first checkpoint's new log: only its header.
-    const LogFileHeader header = make_log_file_header(LogFileTag{42, 1});
-    std::ofstream(dir.path + "/log.1", std::ios::binary).write(reinterpret_cast<const char*>(&header), sizeof(header));
-  }
+  write_bytes(dir.path + "/log.pending", header_bytes(LogFileTag{}) + "records of a load the crash interrupted");
+  write_bytes(dir.path + "/snapshot.tmp", magic_bytes(recovery::kSnapshotMagic) + "partial");
+  write_bytes(dir.path + "/log.1", header_bytes(LogFileTag{42, 1}));  // the first checkpoint's new log
   DurableFiles files(dir.path);
   EXPECT_FALSE(files.exists());
   EXPECT_FALSE(std::filesystem::exists(dir.path + "/snapshot.tmp"));
   EXPECT_FALSE(std::filesystem::exists(dir.path + "/log.1"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path + "/log.pending"));
 }
 
 TEST(RecoveryDamage, Crc32cMatchesTheStandardCheckValue) {
