@@ -59,18 +59,26 @@ def option(name: str) -> str:
 # Parsing a value as its type (ArgumentTypeError: argparse names the option)
 
 
+# ASCII digits only: Python's int() and float() also read other scripts'
+# digits (an Arabic-Indic one as 1), spaces and underscores, which neither the
+# engine's API nor dbrepro-native takes.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NOT_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+
 def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (ASCII digits)")
+    return int(text)
 
 
 def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if _NOT_FINITE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    if not _NUMBER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (ASCII digits)")
+    value = float(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
@@ -86,13 +94,9 @@ def _bool(text: str) -> bool:
 
 def _integer_list(text: str) -> list[int]:
     parts = [part.strip() for part in text.split(",") if part.strip()]
-    try:
-        values = [int(part) for part in parts]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if not values:
+    if not parts or not all(_INTEGER.fullmatch(part) for part in parts):
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
-    return values
+    return [int(part) for part in parts]
 
 
 def parse_mix(text: str) -> dict[str, float]:
@@ -102,10 +106,9 @@ def parse_mix(text: str) -> dict[str, float]:
         name, equals, weight = (part.strip() for part in item.partition("="))
         if not equals or not name:
             raise argparse.ArgumentTypeError(f"{item.strip()!r} is not TYPE=WEIGHT (e.g. new_order=0.5,payment=0.5)")
-        try:
-            mix[name] = float(weight)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"weight {weight!r} of {name} is not a number") from None
+        if not _NUMBER.fullmatch(weight):
+            raise argparse.ArgumentTypeError(f"weight {weight!r} of {name} is not a number (ASCII digits)")
+        mix[name] = float(weight)
     return mix
 
 
