@@ -3,6 +3,7 @@ unwidened one and its coverage; `dbrepro verdicts rejudge` re-judges committed r
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from statistics import NormalDist
 
@@ -83,7 +84,10 @@ def test_rejudge_reads_each_committed_runs_own_interval_and_says_what_moved():
     runs = [REPO / "reference" / "runs" / name for name in ("quick-n", "quick-o")]
     done = subprocess.run([sys.executable, "-m", "dbrepro", "verdicts", "rejudge", *map(str, runs)],
                           capture_output=True, text=True, check=True)
-    assert "intervals apart: 2 as run" in done.stdout
+    # quick-n's and quick-o's intervals for E1's flushing step were apart as run (E4's cpu_mean_drops,
+    # apart too, has a new criterion since: not re-judged); widened by their own kind's spread, none is.
+    apart = re.search(r"intervals apart: (\d+) as run, (\d+) rejudged", done.stdout)
+    assert apart and int(apart.group(1)) >= 1 and int(apart.group(2)) == 0, done.stdout[-300:]
     table = rejudge.timed_changes(runs[1])
     row = table.set_index("id").loc["speedup_stripped_vs_flushing"]
     assert row["was"] == "inconclusive"  # widened at the run: "(within the run alone: yes)"

@@ -400,12 +400,18 @@ def test_an_interval_is_widened_by_the_spread_between_runs(vd):
 
 
 def test_the_committed_between_run_estimates_match_current_criteria(vd):
-    """Every estimate in workflows/claims/between_runs.yaml names a claim that exists, with tau >= 0."""
+    """Every estimate in workflows/claims/between_runs.yaml names a claim that exists and its study's
+    current method, each kind's tau >= 0 from at least two runs, and a default that is the largest
+    of them (issue 52: never a spread pooled across kinds)."""
     for study in STUDIES:
         criteria = vd.load_criteria(study)
         for row_id, estimate in criteria.between_runs.items():
             assert row_id.split("@")[0] in criteria.claims, (study, row_id)
-            assert estimate["tau"] >= 0 and estimate["runs"] >= 2
+            assert estimate["method"] == criteria.method and "tau" not in estimate, (study, row_id)
+            kinds = estimate["kinds"]
+            assert kinds and all(k["tau"] >= 0 and k["runs"] >= 2 for k in kinds.values()), (study, row_id)
+            assert estimate["default"]["tau"] == max(k["tau"] for k in kinds.values())
+            assert estimate["default"]["kind"] in kinds
             effect = criteria.claims[row_id.split("@")[0]].get("effect")
             assert estimate.get("scale", "linear") in ("linear", vd.effect_scale(effect)), (study, row_id)
 
