@@ -30,8 +30,9 @@ def plot(table: pd.DataFrame, paper: dict,
          title: str = "TPC-C hit ratio per replacement policy\nas warehouses grow (one terminal)",
          panel: str = "pool", full_column: str = "pool_full_at_start"):
     fractions = sorted(table["fraction"].unique())
+    # Constrained: the suptitle's lines get their own room above the panels' titles.
     fig, axes = style.figure(ncols=len(fractions), figsize=(3.6 * len(fractions) + 1.2, 4.2), squeeze=False,
-                             sharey=True)
+                             sharey=True, layout="constrained")
     theirs_fraction = paper["setup"]["memory_fraction"]
     theirs_warehouses = paper["setup"]["warehouses"]
     for ax, fraction in zip(axes[0], fractions):
