@@ -74,8 +74,9 @@ def plot(table: pd.DataFrame, paper: dict | None = None):
               if len(table[(table["scheduler"] == s) & (table["placement"] == p)])]
     with_gains = paper is not None and schedulers != ["os_fair"]
     columns = len(panels) + int(with_gains)
+    # The gains panels' legends lie beside them, in room of their own (3.6 in) on the right.
     fig, axes = style.figure(nrows=len(workloads), ncols=columns, squeeze=False, layout="constrained",
-                             figsize=(4.2 * columns, 3.6 * len(workloads)))
+                             figsize=(4.2 * columns + 3.6 * int(with_gains), 3.6 * len(workloads)))
     for r, workload in enumerate(workloads):
         for c, (scheduler, placement) in enumerate(panels):
             ax = axes[r][c]
@@ -100,9 +101,12 @@ def plot(table: pd.DataFrame, paper: dict | None = None):
             if r == len(workloads) - 1:  # one axis label per column keeps rows apart
                 ax.set_xlabel("sessions per CPU")
             ax.set_ylabel("mean session time (s)")
-            ax.set_xticks(sorted(table["sessions_per_cpu"].unique()))
+            # The panel's own sessions per CPU: a workload may run other counts than the next (quick: 5
+            # CPU-bound, 1 and 6 memory-bound), and a tick without a point reads as a missing run.
+            ax.set_xticks(sorted(table[here & (table["scheduler"].isin([scheduler, "os_fair"]))]
+                                 ["sessions_per_cpu"].unique()))
             ax.set_ylim(bottom=0)
-            ax.legend(loc="upper left", fontsize="small")
+            ax.legend(loc="best", fontsize="small")  # off the points: one sessions-per-CPU count puts them mid-panel
         if with_gains:
             gains_panel(axes[r][-1], table, paper, workload, panels)
             if r == len(workloads) - 1:
@@ -137,8 +141,9 @@ def gains_panel(ax, table: pd.DataFrame, paper: dict, workload: str, panels) -> 
     ax.set_title(f"longest Q vs shortest\n{WORKLOAD_TITLES.get(workload, workload)}", fontsize="medium")
     drawn = [y for line in ax.get_lines() for y in line.get_ydata()]
     low, high = min([0.0, *drawn]), max([0.0, *drawn])
-    ax.set_ylim(low - 0.05 * (high - low or 1), high + 0.6 * (high - low or 1))  # room for the legend above
-    ax.legend(loc="upper left", fontsize="small")
+    ax.set_ylim(low - 0.05 * (high - low or 1), high + 0.1 * (high - low or 1))
+    # Beside the panel, not over it: its labels (scheduler, placement, quanta) are wider than the panel.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")
 
 
 def main(argv=None) -> int:
