@@ -49,7 +49,8 @@ def plot(ladder: pd.DataFrame):
     right.set_xticks(xs, labels)
     right.set_ylabel("change in time (%)")
     right.set_title("each feature's change, and in all")
-    right.legend(fontsize=7, loc="lower left")
+    # Beside the panel: its bars and their labels fill it, whichever corner a legend took.
+    right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle("E3: OpenEdge 12 server features, stacked")
     fig.tight_layout()
     return fig

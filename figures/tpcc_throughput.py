@@ -19,7 +19,7 @@ else:  # run as a script: this file's folder is on sys.path
 
 def plot(table: pd.DataFrame):
     """The figure for a throughput table (the columns tpcc_table.py writes)."""
-    fig, ax = style.figure()
+    fig, ax = style.figure(layout="constrained")  # constrained: room for the legend below the panel
     groups = list(table.sort_values("warehouses").groupby("variant", sort=True))
     warehouses = sorted(table["warehouses"].unique())
     # Nudge variants sideways so their error bars do not hide each other.
@@ -30,6 +30,8 @@ def plot(table: pd.DataFrame):
         x = rows["warehouses"] + (index - (len(groups) - 1) / 2) * step
         ax.errorbar(x, rows["tps_median"], yerr=spread, **look)
     ax.set_xticks(warehouses)
+    if len(warehouses) == 1:  # a panel of the nudge alone would push the points to its edges, far from the tick
+        ax.set_xlim(warehouses[0] - 0.5, warehouses[0] + 0.5)
     ax.set_xlabel(style.LABELS["warehouses"])
     ax.set_ylabel(style.LABELS["throughput"])
     ax.set_ylim(bottom=0)
@@ -37,7 +39,7 @@ def plot(table: pd.DataFrame):
     low, high = table["repeats"].min(), table["repeats"].max()
     n = f"{low}" if low == high else f"{low}-{high}"
     ax.set_title(f"TPC-C New Order + Payment (median; bars: min-max of {n} runs)")
-    ax.legend(loc="best")
+    fig.legend(loc="outside lower center")  # its entries are wider than the panel
     return fig
 
 
