@@ -122,3 +122,43 @@ def test_a_runs_method_comes_from_the_commit_it_was_made_at(tmp_path):
     (run / "summary.md").write_text("- commit: `b4b61d3af567941651fde21dc1feb6089f578b01`\n")  # quick-n's
     estimate.run_commit.cache_clear()
     assert estimate.method_of_run(run, "quantum", methods) == "os_ts"
+
+
+def test_kinds_apart_are_found_and_machines_listed(tmp_path):
+    """Two kinds whose runs agree among themselves and disagree with each other: the finding is
+    one that depends on the machine, each kind's estimate holds its own runs."""
+    from dbrepro.verdicts import kinds
+
+    runs = [write_run(tmp_path, f"a{i}", "kind A", 10.0 + 0.1 * i) for i in range(3)]
+    runs += [write_run(tmp_path, f"b{i}", "kind B", 20.0 + 0.1 * i) for i in range(2)]
+    runs.append(write_run(tmp_path, "c0", "kind C", 15.0))  # one run: no estimate of its own
+    rows = pd.concat([estimate.timed_rows(r) for r in runs], ignore_index=True)
+    assert set(rows["kind"]) == {"kind A", "kind B", "kind C"}
+    machines = kinds.machines(runs)
+    assert list(machines["kind"]) == ["kind A", "kind B", "kind C"] and list(machines["runs"]) == [3, 2, 1]
+    assert (machines["fingerprints"] == 0).all()
+    (runs[0] / "machine.json").write_text(json.dumps({"kind": "kind A", "start": {"fixed_loop_s": 1.0},
+                                                      "end": {"fixed_loop_s": 3.0}}))
+    assert kinds.machines(runs).set_index("kind").at["kind A", "fixed_loop_s"] == 2.0
+
+
+def test_a_finding_whose_kinds_disagree_depends_on_the_machine(tmp_path):
+    from dbrepro import verdicts as vd
+    from dbrepro.verdicts import kinds
+
+    criterion = vd.load_criteria("openedge")["mtdbs_step"].text_of_criterion()
+
+    def run(name, kind, effect):
+        folder = tmp_path / name / "tables" / "openedge"
+        folder.mkdir(parents=True)
+        (folder / "findings.csv").write_text(HEADER.replace("\n", ",reproduced\n") + f'openedge,mtdbs_step,finding,{effect},'
+                                             f'{effect - 2},{effect + 2},5,"{criterion}",,,,yes\n')
+        (tmp_path / name / "machine.json").write_text(json.dumps({"kind": kind, "methods": {"openedge": "ladder"}}))
+        return tmp_path / name
+
+    runs = [run("a0", "A", -40.0), run("a1", "A", -41.0), run("b0", "B", -20.0), run("b1", "B", -21.0)]
+    table = kinds.kind_estimates(runs)
+    assert sorted(table["kind"]) == ["A", "B"] and list(table["yes"]) == [2, 2]
+    assert set(table["apart_from"]) == {"A", "B"} and len(kinds.dependent(table)) == 2
+    same = kinds.kind_estimates([run("a2", "A", -40.5), *runs[:2]])
+    assert kinds.dependent(same).empty

@@ -254,6 +254,91 @@ def spread_lines(results: Path) -> dict[str, str]:
     return lines
 
 
+# What each study's own counters say of a finding that depends on the machine (this run's tables).
+def _key_cache_account(results: Path) -> str:
+    """E2: this run's mutex account per query at its most threads (the untimed instrumented run)."""
+    account = _read(results, "key_cache", "mutex_account")
+    if account is None or account.empty:
+        return ""
+    rows = account[account["source"] == "mariadb"]
+    rows = rows[rows["threads"] == rows["threads"].max()]
+    if "points" in rows:
+        rows = rows[rows["points"] == (10 if 10 in set(rows["points"]) else rows["points"].min())]
+    if "distribution" in rows and "special" in set(rows["distribution"]):
+        rows = rows[rows["distribution"] == "special"]
+    if rows.empty:
+        return ""
+    cells = "; ".join(f"{int(r.segments)} segments: {_fmt(r.queries_per_second)} q/s, {_fmt(r.waits_per_query, 1)} "
+                      f"timed mutex waits (performance_schema's, one per acquisition) and "
+                      f"{_fmt(r.wait_us_per_query, 1)} us in them per query, server CPU "
+                      f"{_fmt(r.server_cpu_us_per_query, 1)} us per query" for r in rows.sort_values("segments").itertuples())
+    return (f"this run's account of the real MariaDB's key cache mutex at {int(rows['threads'].iloc[0])} threads "
+            f"(`{results.as_posix()}/tables/key_cache/mutex_account.csv`, the untimed run with the instruments on): "
+            f"{cells}")
+
+
+STUDY_COUNTERS = {"key_cache": _key_cache_account}
+PRIMITIVE_WORDS = (("fixed_loop_s", "fixed loop", "{:.3f} s"), ("cross_cpu_wakeup_ns", "wake-up across CPUs", "{:,.0f} ns"),
+                   ("context_switch_ns", "context switch", "{:,.0f} ns"),
+                   ("mutex_4_threads_ns_per_acquisition", "adaptive mutex at 4 threads", "{:,.0f} ns per acquisition"),
+                   ("mutex_64_threads_ns_per_acquisition", "at 64 threads", "{:,.0f} ns per acquisition"),
+                   ("mutex_64_threads_contended_share", "contended at 64", "{:.2%}"),
+                   ("memory_latency_ns", "memory latency", "{:,.0f} ns"), ("fdatasync_us_median", "fdatasync", "{:,.0f} us"))
+
+
+def _primitives_text(machine: pd.Series | None) -> str:
+    if machine is None or not int(machine.get("fingerprints", 0) or 0):
+        return "no fingerprint recorded (runs before issue 52)"
+    parts = [f"{words} {fmt.format(float(machine[column]))}" for column, words, fmt in PRIMITIVE_WORDS
+             if column in machine and pd.notna(machine[column])]
+    return ", ".join(parts) + f" (median of {int(machine['fingerprints'])} measurements)"
+
+
+def machine_dependent_lines(results: Path, about: dict, repo: Path | None = None) -> list[str]:
+    """The section on findings that depend on the machine: for each finding whose kinds' estimates
+    from the committed runs are apart (reference/machine_dependent.csv, `dbrepro verdicts kinds`),
+    each kind's effect and verdicts, what differs between the kinds (their fingerprints' primitive
+    costs, reference/machines.csv) and the study's own counters in this run."""
+    repo = repo or vd.REPO
+    table_path, machines_path = repo / "reference" / "machine_dependent.csv", repo / "reference" / "machines.csv"
+    lines = ["", "## Findings that depend on the machine", ""]
+    if not table_path.is_file():
+        return lines + ["No per-kind estimates are committed yet (`dbrepro verdicts kinds --out "
+                        "reference/machine_dependent.csv`)."]
+    from dbrepro.verdicts import kinds as kinds_of
+
+    table = pd.read_csv(table_path, keep_default_na=False)
+    machines = pd.read_csv(machines_path).set_index("kind") if machines_path.is_file() else pd.DataFrame()
+    apart = kinds_of.dependent(table)
+    seen = sorted(set(table["kind"]))
+    lines.append(f"From the committed runs (`reference/machine_dependent.csv`, `reference/machines.csv`): "
+                 f"{len(seen)} kind(s) with two runs or more of a finding's current method "
+                 f"({'; '.join(seen) or 'none'}); this run's kind is {about['kind']}"
+                 + (", not yet among them." if about["kind"] not in seen else "."))
+    if apart.empty:
+        return lines + ["", "No finding's estimates are apart between two kinds."]
+    for (study, claim), rows in apart.groupby(["study", "id"], sort=False):
+        label = studies.get(study).label
+        per_kind = "; ".join(
+            f"{r.kind}: {r.effect:g} [{r.low:g}, {r.high:g}] over {r.runs} runs ({r.yes} yes, {r.no} no, "
+            f"{r.inconclusive} inconclusive as run)" for r in rows.itertuples())
+        lines.append(f"- {label} `{claim}`: {per_kind}.")
+        for r in rows.itertuples():
+            machine = machines.loc[r.kind] if r.kind in machines.index else None
+            lines.append(f"  - {r.kind}: {_primitives_text(machine)}.")
+        counters = STUDY_COUNTERS.get(study, lambda _: "")(results)
+        if counters:
+            lines.append(f"  - {counters}.")
+        unmeasured = [r.kind for r in rows.itertuples() if machines.empty or r.kind not in machines.index
+                      or not int(machines.loc[r.kind].get("fingerprints", 0) or 0)]
+        if unmeasured:
+            lines.append(f"  - Not yet explained by a measured difference: {', '.join(unmeasured)} recorded no "
+                         "fingerprint. A run of each such kind must commit its `machine.json` (the primitives) and "
+                         "the study's counters (E2: `tables/key_cache/mutex_account.csv`) so the kinds' costs can be "
+                         "set side by side.")
+    return lines
+
+
 def _at(findings: pd.DataFrame, setting: str) -> str:
     at = findings[findings["setting"] == setting] if "setting" in findings else findings.iloc[0:0]
     return f"{vd.counts(at)['yes']}/{len(at)}" if len(at) else "-"
@@ -331,7 +416,7 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
                      f"{f[vd.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
                      f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
         lines[1:1] = ["", headline(findings, checks), ""]
-    return "\n".join(lines + sections) + "\n"
+    return "\n".join(lines + sections + machine_dependent_lines(results, about)) + "\n"
 
 
 def headline(findings: pd.DataFrame, checks: pd.DataFrame) -> str:

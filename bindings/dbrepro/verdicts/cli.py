@@ -3,6 +3,7 @@
     dbrepro verdicts estimate-reruns [RUN ...] [--out reference/between_runs.csv]
         [--criteria-out workflows/claims/between_runs.yaml] [--min-runs 2]
     dbrepro verdicts rejudge RUN [RUN] [--out DIR] [--table FILE.csv]
+    dbrepro verdicts kinds [RUN ...] [--out reference/machine_dependent.csv] [--machines reference/machines.csv]
 
 estimate-reruns: how far each timed finding moves between committed runs,
 beyond its own interval (dbrepro.verdicts.estimate); with --criteria-out, the
@@ -10,6 +11,9 @@ estimate the judge widens by (a criterion: commit it on its own).
 rejudge: committed runs under today's criteria (dbrepro.verdicts.rejudge):
 each timed finding as run and as re-judged; --out writes every re-judged
 claims.csv, findings.csv and checks.csv under DIR/<run>/tables/<study>/.
+kinds: each kind of machine's estimate of every timed finding from the
+committed runs, the findings whose kinds are apart, and the machines seen
+with their primitive costs (dbrepro.verdicts.kinds).
 
 Errors are one line on stderr and exit code 2.
 """
@@ -47,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     rejudge.add_argument("--out", type=Path, metavar="DIR",
                          help="write each run's re-judged tables under DIR/<run>/tables/<study>/")
     rejudge.add_argument("--table", type=Path, metavar="FILE.csv", help="write the per-finding table here (CSV)")
+    kinds = commands.add_parser("kinds", help="each kind of machine's estimate of each finding; the machines seen")
+    kinds.add_argument("runs", nargs="*", metavar="RUN",
+                       help="run folders (default: every reference/runs/* but hogs and trials)")
+    kinds.add_argument("--out", type=Path, metavar="FILE.csv", help="write the per-finding, per-kind table here")
+    kinds.add_argument("--machines", type=Path, metavar="FILE.csv", help="write the kinds seen and their primitives here")
     return parser
 
 
@@ -126,6 +135,26 @@ def run_rejudge(args) -> int:
     return 0
 
 
+def run_kinds(args) -> int:
+    from . import estimate, kinds
+
+    folders = estimate.run_folders(args.runs)
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        return _fail(f"not a folder: {missing[0]}")
+    table, machines = kinds.write(folders, args.out, args.machines)
+    for path in (args.out, args.machines):
+        if path:
+            print(f"table: {path}")
+    print(machines[["kind", "runs", "fingerprints"]].to_string(index=False))
+    apart = kinds.dependent(table)
+    shown = ["study", "id", "kind", "runs", "effect", "low", "high", "yes", "no", "inconclusive"]
+    print(apart[shown].to_string(index=False) if len(apart) else "no finding whose kinds are apart")
+    print(f"kinds: {table['kind'].nunique()} kinds with two runs or more; "
+          f"{apart[['study', 'id']].drop_duplicates().shape[0]} findings whose kinds are apart")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    return {"estimate-reruns": run_estimate, "rejudge": run_rejudge}[args.command](args)
+    return {"estimate-reruns": run_estimate, "rejudge": run_rejudge, "kinds": run_kinds}[args.command](args)
