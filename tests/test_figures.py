@@ -62,29 +62,30 @@ def legend_labels(fig) -> list[str]:
 # Registration: no figure without its data, and the report says which profile draws it
 
 
-@pytest.fixture(scope="module")
-def parsed(tmp_path_factory):
-    """profile name -> what that profile's parsed workflow registered (copied at once:
-    the workflows parsed in one process share their globals)."""
+def parse_profile(name: str, workdir: Path) -> SimpleNamespace:
+    """What profile `name`'s parsed workflow registered (copied at once: the workflows parsed
+    in one process share their globals), the figures and E4's grid of runs among it."""
     import copy
 
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
-    registered = {}
-    for name in ("smoke", "quick"):
-        with SnakemakeApi(OutputSettings()) as api:
-            workflow = api.workflow(
-                snakefile=REPO / "Snakefile", workdir=tmp_path_factory.mktemp(f"figures_{name}"),
-                resource_settings=ResourceSettings(cores=1),
-                config_settings=ConfigSettings(configfiles=[profile(REPO, name)]),
-            )._workflow  # Snakemake has no public listing of a workflow's globals
-            names = ("FIGURES", "FIGURES_LEFT_OUT", "STUDY_TARGETS", "kc_cache_sizes_swept")
-            found = {key: copy.deepcopy(workflow.globals[key]) for key in names}
-            found["left_out_lines"] = workflow.globals["figures_left_out_text"]()
-            found["hit_curve_policies"] = list(workflow.get_rule("fifo_cache_hit_curve").params.policies)
-            registered[name] = SimpleNamespace(**found)
-    return registered
+    with SnakemakeApi(OutputSettings()) as api:
+        workflow = api.workflow(
+            snakefile=REPO / "Snakefile", workdir=workdir, resource_settings=ResourceSettings(cores=1),
+            config_settings=ConfigSettings(configfiles=[profile(REPO, name)]),
+        )._workflow  # Snakemake has no public listing of a workflow's globals
+        names = ("FIGURES", "FIGURES_LEFT_OUT", "STUDY_TARGETS", "kc_cache_sizes_swept", "QT_RUNS")
+        found = {key: copy.deepcopy(workflow.globals[key]) for key in names}
+        found["left_out_lines"] = workflow.globals["figures_left_out_text"]()
+        found["hit_curve_policies"] = list(workflow.get_rule("fifo_cache_hit_curve").params.policies)
+        return SimpleNamespace(**found)
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory):
+    """profile name -> what that profile's parsed workflow registered (parse_profile)."""
+    return {name: parse_profile(name, tmp_path_factory.mktemp(f"figures_{name}")) for name in ("smoke", "quick")}
 
 
 @pytest.mark.parametrize("name, left_out, drawn_by", [
