@@ -20,7 +20,8 @@ Three figures for the whole run, each better at another time:
 The estimate is their weighted geometric mean, the committed figure weighing
 less and the pace more as the run goes on (weights: 1 for the structure,
 1 - done and done for the other two), so that neither a committed run of
-another speed nor a slow first minute holds it.
+another speed nor a slow first minute holds it; and never less than the timed
+work left, the timed jobs' queue.
 
 A study's time left is when its last job should end: its timed grids'
 repeats wait for each other and the studies' timed jobs take turns, so the
@@ -168,7 +169,7 @@ class TimeLeft:
             timed_left = sum(s.timed_s or 0.0 for s in out.values())
             other_left = sum(s.other_s or 0.0 for s in out.values())
             work = timed_left + other_left / cores if alone else max(timed_left, (timed_left + other_left) / cores)
-            whole = self._weighed(work, now_s, out)
+            whole = max(self._weighed(work, now_s, out), timed_left)  # the timed jobs' queue at the least
         _study_ends(out, whole)
         done = sum(min(r.done, r.planned) for r in rules.values())
         return Estimate(out, whole, done, sum(log.plan.values()), alone, work)
