@@ -58,12 +58,22 @@ build: setup
 
 # The workflow, then its HTML report (every figure, captioned, the summary first),
 # then what came out: the findings table and where the summary, report and paper are.
-repro: build
-	$(PY) workflows/scripts/progress.py --log $(dir $(RUN_CONFIG))logs/workflow-$(shell date +%Y%m%dT%H%M%S).log -- \
+# First of all (preflight) how long the run should take on this kind of machine.
+repro: preflight build
+	$(PY) workflows/scripts/progress.py --profile $(PROFILE) --log $(dir $(RUN_CONFIG))logs/workflow-$(shell date +%Y%m%dT%H%M%S).log -- \
 	  $(SNAKEMAKE_BASE) $(TARGET) $(RUN_CONFIGS)
 	$(SNAKEMAKE_BASE) $(TARGET) --report $(dir $(RUN_CONFIG))report.html $(RUN_CONFIGS)
 	ln -sfn $(notdir $(patsubst %/,%,$(dir $(RUN_CONFIG)))) results/latest
 	$(PY) workflows/scripts/run_outcome.py $(dir $(RUN_CONFIG))
+
+# make repro's first line: the run's expected minutes on this machine's kind, from committed
+# runs (dbrepro.run_times); for the full profile each study's time, disk and memory, refused in
+# one line where this machine cannot hold them. The system's python3 and the source tree: it
+# runs before the setup.
+.PHONY: preflight
+preflight:
+	@PYTHONPATH=bindings python3 -m dbrepro.run_times --profile $(PROFILE) --target "$(TARGET)" \
+	  $(if $(filter full,$(PROFILE)),--preflight --results results)
 
 # The notebooks, charts inline: JupyterLab from the `notebook` extra, on the built engine.
 notebook: build

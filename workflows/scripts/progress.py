@@ -1,178 +1,135 @@
 """`make repro`'s progress: the workflow runs with its own output in a log
-file, and this prints, every half minute and when a study finishes, one line
-per study that has work left: jobs done of planned, what is running, and an
-estimate of the time left; at the end, the log's path, and its last lines if
-the workflow failed.
+file, and this prints, once the workflow has planned its jobs, how long the
+run should take on this kind of machine, then every half minute and when a
+study finishes, one line for the whole run and one per study with work left:
+jobs done of planned, what is running, and the time left; at the end, the
+log's path, and its last lines if the workflow failed.
 
-    python workflows/scripts/progress.py --log FILE [--every S] -- COMMAND...
+    python workflows/scripts/progress.py --log FILE [--profile P] [--every S] -- COMMAND...
 
 The plan is the workflow's own "Job stats" table (the jobs this invocation
-will run), each job counted in the study its rule belongs to
-(study_times.group_of, the grouping of logs/times.csv). The estimate for a
-study is its jobs left times the mean time of its jobs finished so far;
-before its first job finishes, the same study's busy time in the committed
-reference run (reference/times-quick.csv, scaled by its share of jobs), and
-"unknown" where there is none. Studies share the machine, so the largest
-estimate is the wait, not their sum. A line of the log that starts with
+will run), each job counted in the study its rule belongs to; the whole
+run's line counts the shared jobs too (each cell's settings, the repeat
+barriers, the looks, figures and claims: rules of no one study). The time
+left (dbrepro.time_left) counts the wait for the `timed` resource: timed jobs
+run one at a time across all studies, so the run has at least the timed work
+left in all of them together, and a study waits for the others' repeats as
+long as it has repeats of its own. It starts from the committed runs of this
+machine's kind and the profile (dbrepro.run_times; --profile) and is
+corrected by every job that finishes. A line of the log that starts with
 "dbrepro:" (the workflow's words to its reader) is printed as it comes.
-Ctrl-C reaches the workflow, which stops
-its jobs as it always does (make repro again resumes).
+Ctrl-C reaches the workflow, which stops its jobs as it always does (make
+repro again resumes).
 """
 from __future__ import annotations
 
 import argparse
-import csv
-import re
 import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from study_times import _FINISHED, _JOBID, _STAMP, _START, group_of  # one parser of the log
+from dbrepro import run_times
+from dbrepro.run_times import minutes
+from dbrepro.time_left import TimeLeft
+from dbrepro.workflow_log import SHARED, WorkflowLog
 
-REPO = Path(__file__).resolve().parents[2]
-REFERENCE_TIMES = REPO / "reference" / "times-quick.csv"
-_STATS_ROW = re.compile(r"^(\w+)\s+(\d+)$")
 TAIL_ON_FAILURE = 40
 PASS_THROUGH = "dbrepro:"  # the workflow's own words to its reader (a variation's note) go to the terminal too
-SHARED = "shared"  # jobs of no one study: cell settings, repeat barriers, figures, claims
-
-
-@dataclass
-class Study:
-    planned: int = 0
-    done: int = 0
-    running: dict = field(default_factory=dict)  # jobid -> rule
-    finished_s: list = field(default_factory=list)
+WHOLE = "whole run"
 
 
 class Progress:
-    """What the workflow's log says so far, read incrementally."""
+    """What the workflow's log says so far, read incrementally, and the time left."""
 
-    def __init__(self, reference: dict[str, tuple[int, float]] | None = None):
-        self.studies: dict[str, Study] = {}
-        self.reference = reference or {}
-        self._stamp: datetime | None = None
-        self._started: dict[str, tuple[str, datetime | None]] = {}
-        self._rule: str | None = None
-        self._in_stats = False
-
-    def study(self, name: str) -> Study:
-        return self.studies.setdefault(name, Study())
+    def __init__(self, expectation: run_times.Expectation | None = None, timed: set[str] | None = None):
+        self.log = WorkflowLog()
+        self.expectation = expectation
+        self.time_left = TimeLeft(self.log, expectation.job_s if expectation else None,
+                                  expectation.total_s if expectation else None, timed)
 
     def feed(self, line: str) -> None:
-        line = line.rstrip("\n")
-        if line.startswith("Job stats:"):
-            self._in_stats = True
-            for study in self.studies.values():
-                study.planned = study.done  # a new plan (a resumed or re-evaluated graph): what is left
-            return
-        if self._in_stats:
-            row = _STATS_ROW.match(line.strip())
-            if row and row.group(1) != "total":
-                self.study(group_of(row.group(1))).planned += int(row.group(2))
-            elif not line.strip() and any(s.planned for s in self.studies.values()):
-                self._in_stats = False
-            return
-        stamp = _STAMP.match(line)
-        if stamp:
-            self._stamp = datetime.strptime(stamp.group(1), "%a %b %d %H:%M:%S %Y")
-            return
-        start = _START.match(line)
-        if start:
-            self._rule = start.group(1)
-            return
-        job = _JOBID.match(line)
-        if job and self._rule:
-            self._started[job.group(1)] = (self._rule, self._stamp)
-            self.study(group_of(self._rule)).running[job.group(1)] = self._rule
-            self._rule = None
-            return
-        finished = _FINISHED.match(line)
-        if finished:
-            jobid, rule = finished.groups()
-            study = self.study(group_of(rule))
-            study.running.pop(jobid, None)
-            study.done += 1
-            began = self._started.pop(jobid, (rule, None))[1]
-            if began and self._stamp:
-                study.finished_s.append((self._stamp - began).total_seconds())
+        self.log.feed(line)
 
-    def left_s(self, name: str) -> float | None:
-        study = self.studies[name]
-        remaining = max(study.planned - study.done, 0)
-        if study.finished_s:
-            return remaining * sum(study.finished_s) / len(study.finished_s)
-        if name in self.reference and self.reference[name][0]:
-            jobs, busy = self.reference[name]
-            return busy * remaining / jobs
-        return None
+    def planned(self) -> bool:
+        return bool(self.log.plan) and not self.log.in_plan
 
-    def lines(self) -> list[str]:
-        out = []
-        for name, study in sorted(self.studies.items()):
-            running = sorted(set(study.running.values()))
+    def now_s(self) -> float:
+        """Seconds since the log's first time stamp, by this machine's clock (the log's stamps are local)."""
+        return (datetime.now() - self.log.first).total_seconds() if self.log.first else 0.0
+
+    def plan_line(self) -> str:
+        estimate = self.time_left.estimate(0.0)
+        basis = f" ({self.expectation.basis})" if self.expectation and self.expectation.total_s else ""
+        left = f"~{minutes(estimate.left_s)} on this kind{basis}" if estimate.left_s is not None else (
+            "time unknown until its first jobs finish: no committed run of this profile on a near kind")
+        return f"plan: {estimate.planned} jobs; {left}"
+
+    def lines(self, now_s: float | None = None) -> list[str]:
+        estimate = self.time_left.estimate(now_s)
+        shared = estimate.studies.get(SHARED)
+        timed_left = sum(s.timed_s or 0.0 for s in estimate.studies.values())
+        if estimate.left_s is None:
+            whole = "time left unknown until a job finishes"
+        else:
+            whole = f"~{minutes(estimate.left_s)} left"
+            if timed_left >= 60:
+                whole += f", of it ~{minutes(timed_left)} timed runs (one at a time)"
+        also = f" ({shared.planned} of them shared: settings, barriers, looks, figures, claims)" if shared else ""
+        out = [f"  {WHOLE:<14} {estimate.done}/{estimate.planned} jobs{also}; {whole}"]
+        for name, study in estimate.studies.items():
             beyond = study.done >= study.planned
-            if (study.planned == 0 or beyond) and not running:
+            if name == SHARED or ((study.planned == 0 or beyond) and not study.running):
                 continue
-            doing = f"running {', '.join(running)}" if running else "waiting"
+            doing = f"running {', '.join(study.running)}" if study.running else "waiting"
             if beyond:  # jobs a checkpoint added after the plan was printed (workflows/sequential.smk)
-                estimate = "beyond the plan: a look's or a makeup's extra repeats"
+                left = "beyond the plan: a look's or a makeup's extra repeats"
+            elif study.left_s is None:
+                left = "time left unknown until a job of it finishes"
             else:
-                left = self.left_s(name)
-                estimate = f"~{_minutes(left)} left" if left is not None else "time left unknown"
-            label = SHARED if name == "other" else name
-            out.append(f"  {label:<14} {study.done:>4}/{study.planned:<4} {doing}; {estimate}")
+                left = f"~{minutes(study.left_s)} left"
+            out.append(f"  {name:<14} {study.done}/{study.planned} {doing}; {left}")
         return out
 
     def finished_studies(self) -> set[str]:
-        return {n for n, s in self.studies.items() if s.planned and s.done >= s.planned}
+        estimate = self.time_left.estimate()
+        return {n for n, s in estimate.studies.items() if n != SHARED and s.planned and s.finished}
 
 
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
-
-
-def reference_times(path: Path = REFERENCE_TIMES) -> dict[str, tuple[int, float]]:
-    """{study: (jobs, busy_s)} of the committed reference run; empty where it is absent."""
-    if not path.is_file():
-        return {}
-    with path.open(encoding="utf-8") as file:
-        return {row["study"]: (int(row["jobs"]), float(row["busy_s"])) for row in csv.DictReader(file)}
-
-
-def run(command: list[str], log: Path, every: float = 30.0, out=sys.stdout) -> int:
+def run(command: list[str], log: Path, every: float = 30.0, out=sys.stdout,
+        expectation: run_times.Expectation | None = None) -> int:
     log.parent.mkdir(parents=True, exist_ok=True)
-    progress = Progress(reference_times())
+    progress = Progress(expectation)
     print(f"workflow: {' '.join(command[:3])} ...; its output: {log}", file=out, flush=True)
     with log.open("w", encoding="utf-8") as sink:
         child = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=False)
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the child (same group)
         try:
             with log.open(encoding="utf-8", errors="replace") as reader:
-                shown, last = set(), 0.0
+                shown, last, told = set(), time.monotonic(), False
                 while True:
                     code = child.poll()
                     for line in reader:
                         progress.feed(line)
                         if line.startswith(PASS_THROUGH):
                             print(line.rstrip("\n"), file=out, flush=True)
+                    if not told and progress.planned():
+                        print(progress.plan_line(), file=out, flush=True)
+                        told = True
                     done = progress.finished_studies() - shown
-                    for name in sorted(done - {"other"}):
+                    for name in sorted(done):
                         print(f"{time.strftime('%H:%M:%S')} {name}: done", file=out, flush=True)
                     shown |= done
                     now = time.monotonic()
                     if code is not None:
                         break
-                    if now - last >= every:
-                        lines = progress.lines()
-                        if lines:
-                            print(f"{time.strftime('%H:%M:%S')} progress:", *lines, sep="\n", file=out, flush=True)
+                    if told and now - last >= every:
+                        print(f"{time.strftime('%H:%M:%S')} progress:", *progress.lines(progress.now_s()),
+                              sep="\n", file=out, flush=True)
                         last = now
-                    time.sleep(1.0)
+                    time.sleep(min(1.0, every))
         finally:
             signal.signal(signal.SIGINT, previous)
     if code != 0:
@@ -186,12 +143,14 @@ def run(command: list[str], log: Path, every: float = 30.0, out=sys.stdout) -> i
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--" not in argv:
-        print("progress: usage: progress.py --log FILE [--every S] -- COMMAND...", file=sys.stderr)
+        print("progress: usage: progress.py --log FILE [--profile P] [--every S] -- COMMAND...", file=sys.stderr)
         return 2
     split = argv.index("--")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", type=Path, required=True, help="where the workflow's own output goes")
     parser.add_argument("--every", type=float, default=30.0, help="seconds between progress lines (default 30)")
+    parser.add_argument("--profile", default="",
+                        help="the workflow's profile: its committed runs on this kind start the estimate")
     args = parser.parse_args(argv[:split])
     command = argv[split + 1:]
     if not command:
@@ -200,7 +159,7 @@ def main(argv=None) -> int:
     if args.every <= 0:
         print("progress: --every must be > 0", file=sys.stderr)
         return 2
-    return run(command, args.log, args.every)
+    return run(command, args.log, args.every, expectation=run_times.expect(args.profile) if args.profile else None)
 
 
 if __name__ == "__main__":
