@@ -51,7 +51,8 @@ def test_a_new_kind_is_scaled_from_the_nearest_by_the_fixed_loop():
     assert measured == [run_times.PYTHON]
     assert expected.runs == ["quick-amd"] and expected.total_s == pytest.approx(1800 * 1.5 / 2.0)
     assert "a new kind; the nearest that ran it: unrecorded: AMD EPYC" in expected.basis
-    assert "scaled by x0.75, the Python loop of benchmarks/make_times.py: 1.5 s here, 2 s on quick-amd" in expected.basis
+    assert ("scaled by x0.75, the Python loop of benchmarks/make_times.py: 1.5 s here, 2 s on quick-amd"
+            in expected.basis)
 
 
 def test_a_new_kind_whose_nearest_recorded_no_loop_is_unscaled_and_says_so():

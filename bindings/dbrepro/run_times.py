@@ -263,6 +263,16 @@ def expect(profile: str, kind: str | None = None, cpu: str | None = None,
                        _median(runs, "job_s", scale), statistics.median(r.total_s * scale[r.name] for r in runs))
 
 
+def expect_here(profile: str) -> Expectation:
+    """expect() for this machine, never in the way of a run: a committed file it cannot read
+    leaves the expectation unknown, saying why."""
+    try:
+        return expect(profile)
+    except (OSError, ValueError, KeyError) as error:
+        return Expectation(profile, "this machine's", "", f"the committed runs could not be read ({error})",
+                           [], {}, {}, None)
+
+
 def _recent(runs: list[Reference]) -> list[Reference]:
     return sorted(runs, key=lambda r: r.written)[-RECENT:]
 
@@ -434,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preflight", action="store_true",
                         help="each study's time, disk and memory; refuse where this machine cannot hold them")
     args = parser.parse_args(argv)
-    expectation = expect(args.profile)
+    expectation = expect_here(args.profile)
     if args.preflight:
         return preflight(args.profile, args.results, expectation)
     line = expectation.line()

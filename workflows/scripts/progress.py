@@ -159,7 +159,8 @@ def main(argv=None) -> int:
     if args.every <= 0:
         print("progress: --every must be > 0", file=sys.stderr)
         return 2
-    return run(command, args.log, args.every, expectation=run_times.expect(args.profile) if args.profile else None)
+    expectation = run_times.expect_here(args.profile) if args.profile else None
+    return run(command, args.log, args.every, expectation=expectation)
 
 
 if __name__ == "__main__":
