@@ -22,7 +22,7 @@ STUDIES = studies.names(judged=True)  # dbrepro.studies
 COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
            "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
            "within_ci_low", "within_ci_high", "between_run_sd", "between_run_source", "looks",
-                 "alpha_per_look"]
+                 "alpha_per_look", "interval_kind"]
 SPREAD = 0.05  # 5% run-to-run spread (lognormal sigma), what timed runs show on a quiet machine
 
 

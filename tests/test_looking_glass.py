@@ -189,7 +189,7 @@ def test_smoke_profile_end_to_end(smoke_run, repo):
     assert len(timed) == 3 and set(timed["reproduced"]) == {"not judged"} and set(timed["repeats"]) == {2}
     assert timed["reason"].str.contains("judged by the full or quick profile").all()
     markdown = (tables / "claims.md").read_text()
-    assert "| claim | setting | ours | theirs | reproduced | effect [95% CI] | repeats |" in markdown
+    assert "| claim | setting | ours | theirs | reproduced | effect [interval] | repeats |" in markdown
     assert "## Findings of the original" in markdown and "## Criteria" in markdown
 
     instructions = pd.read_csv(tables / "instructions.csv")

@@ -116,7 +116,8 @@ def test_claims_split_into_findings_and_checks_counted_as_the_summary_counts(rep
     (out / "tables").mkdir(parents=True)
     text, contents = study_tex(tmp_path / "results", out, {"name": "key_cache"})
     assert contents["claims"] == verdicts.role_counts(claims)
-    assert contents["claims"]["findings"] == {"yes": 1, "no": 1, "inconclusive": 1, "not judged": 0, "total": 3}
+    assert contents["claims"]["findings"] == {"yes": 1, "no": 1, "inconclusive": 1, "not judged": 0, "judged": 3,
+                                              "total": 3, "settings": {}}
     assert contents["tables"] == {"findings": True, "checks": True}
     assert r"\claimssummary{1}{3}{1}{1}{2}" in text
     findings = (out / "tables" / "key_cache_findings.tex").read_text()
@@ -173,5 +174,7 @@ def test_paper_and_report_leave_the_runs_records_byte_identical(smoke_run, repo,
     produced = json.loads((results / "paper" / "produced.json").read_text())
     summary = _summary_counts((results / "summary.md").read_text(encoding="utf-8"))
     for study, (findings, yes, no, inconclusive, not_judged) in summary.items():
-        assert produced[study]["claims"]["findings"] == {"yes": yes, "no": no, "inconclusive": inconclusive,
-                                                        "not judged": not_judged, "total": findings}, study
+        found = produced[study]["claims"]["findings"]
+        assert {k: found[k] for k in ("yes", "no", "inconclusive", "not judged", "total")} == {
+            "yes": yes, "no": no, "inconclusive": inconclusive, "not judged": not_judged, "total": findings}, study
+        assert found["judged"] == findings - not_judged, study  # the denominator: judged findings only

@@ -59,7 +59,7 @@ def test_a_look_judges_on_the_split_level_and_says_so():
     assert at975.ci_high - at975.ci_low > at95.ci_high - at95.ci_low
     assert at975.look == 1 and at95.look == 1
     if at975.reason:
-        assert "97.5% CI" in at975.reason
+        assert "97.5% within-run CI" in at975.reason
 
 
 def entry(reproduced, reason="", role="finding", timed=True, value=1.2, tau=None, band=None, low=0.97, scale=""):
@@ -70,7 +70,7 @@ def entry(reproduced, reason="", role="finding", timed=True, value=1.2, tau=None
                         "look": 1}}
 
 
-STRADDLES = "the 97.5% CI [0.97, 1.5] straddles >= 1"
+STRADDLES = "the 97.5% within-run CI [0.97, 1.5] straddles >= 1"
 
 
 def test_open_findings_get_more_repeats_and_decided_ones_stay_decided():
@@ -125,7 +125,7 @@ def test_the_claims_keep_a_verdict_decided_at_an_earlier_look(tmp_path):
                                                                    "outcome": vd.outcome_record(decided)}}}))
     context = vd.Context.from_judging({"confidence": 0.975, "look": 2, "looks": 2, "previous_look": str(previous),
                                        "outcomes_out": str(tmp_path / "outcomes.json")})
-    now = vd.Outcome("inconclusive", 1.2, 0.95, 1.4, repeats=7, reason="the 97.5% CI [0.95, 1.4] straddles", look=2,
+    now = vd.Outcome("inconclusive", 1.2, 0.95, 1.4, repeats=7, reason="the 97.5% within-run CI [0.95, 1.4] straddles", look=2,
                      confidence=0.975)
     judged = vd.judge_all([vd.ClaimResult(c, "1.20x at look 2", now)], criteria, context)
     table = vd.write_claims(judged, criteria, tmp_path / "claims.csv", tmp_path / "claims.md", context)

@@ -200,7 +200,7 @@ def test_smoke_profile_end_to_end(smoke_run):
     changes = [line[len(prefix):] for line in summary.splitlines() if line.startswith(prefix)]
     assert changes and all(len(line) <= 160 for line in changes)
     assert "criteria files were first written at b25818b" in summary
-    assert "profile: `smoke`" in summary and "commit: `" in summary and "load average" in summary
+    assert "profile: `smoke`" in summary and "commit: `" in summary and "foreign CPU" in summary
     assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")
     # Where the minutes went, per study, printed at the end and kept.
     times = pd.read_csv(results / "logs" / "times.csv")

@@ -92,7 +92,7 @@ def waits_for(output: str, block: str, runs: str) -> set[str]:
 CLAIM_COLUMNS = ["study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
                  "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
                  "within_ci_low", "within_ci_high", "between_run_sd", "between_run_source", "looks",
-                 "alpha_per_look"]
+                 "alpha_per_look", "interval_kind"]
 
 
 def check_claims_table(path, study, claims=None):

@@ -224,7 +224,15 @@ def server_measurements(m: Runs, threads: int) -> str:
             f"{1e6 * _server_per_query(m, most, threads, 'server_cpu_seconds'):.0f} with {most} segments; involuntary "
             f"context switches {_server_per_query(m, common.OFF, threads, 'server_involuntary_switches'):.3f}/query off, "
             f"{_server_per_query(m, most, threads, 'server_involuntary_switches'):.3f} with {most}; the server used "
-            f"{100 * share:.0f}% of the {m.hardware_threads} hardware threads; load average {r['loadavg_1m'].median():.1f}")
+            f"{100 * share:.0f}% of the {m.hardware_threads} hardware threads{_foreign_text(r)}")
+
+
+def _foreign_text(rows: pd.DataFrame) -> str:
+    """The CPU other processes used during these cells (the foreign-load gate's measure), not the load
+    average, which counts the server's own 64 threads."""
+    if "foreign_cores" not in rows or rows["foreign_cores"].dropna().empty:
+        return ""
+    return f"; foreign CPU {pd.to_numeric(rows['foreign_cores'], errors='coerce').median():.3f} cores (median)"
 
 
 def mariadb_skipped(c: vd.Criterion, reason: str) -> ClaimResult:

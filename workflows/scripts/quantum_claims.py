@@ -69,6 +69,8 @@ class Samples:
         self.context = context  # what this run can judge
         self.per_repeat = None if per_repeat is None else per_repeat[
             (per_repeat["scheduler"] == scheduler) & (per_repeat.get("placement", placement) == placement)]
+        if self.per_repeat is not None:  # the sample a criterion may name (its `column`)
+            self.per_repeat = self.per_repeat.assign(mean_seconds_less_dispatcher=less_dispatcher(self.per_repeat))
         self.repeats = int(rows["repeats"].max()) if "repeats" in rows else 1
 
     def of(self, workload, q, spc, column) -> pd.Series:
@@ -377,7 +379,6 @@ def per_repeat_runs(record_paths) -> pd.DataFrame | None:
 
     rows = pd.DataFrame([run_row(p) for p in record_paths])
     rows["quantum_ms"] = rows["quantum_ms"].astype(str)
-    rows["mean_seconds_less_dispatcher"] = less_dispatcher(rows)
     if "source" not in rows:  # the record's path names its repeat (results/raw/quantum/rep<r>/...)
         rows["source"] = [str(p) for p in record_paths]
     return rows

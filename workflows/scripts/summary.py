@@ -1,7 +1,7 @@
 """results/summary.md (and .html, the report's first page): per study, how
 many of the original's findings reproduced (at its setting and at a scaled
 one), our checks beside them, when the criteria were written, and the headline numbers, with the
-machine, its load average, the profile and the commit. Every number is read
+kind of machine, the foreign CPU its timed cells saw, the profile and the commit. Every number is read
 from the run's tables; none is typed here. The README points at a committed
 copy of this file (reference/summary-<profile>.md) instead of quoting numbers.
 
@@ -12,7 +12,6 @@ Run by Snakemake (rule summary), or by hand:
 import html
 import json
 import math
-import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -83,7 +82,7 @@ def headline_key_cache_model(results: Path) -> list[str]:
 
 
 def headline_key_cache_mariadb(results: Path) -> list[str]:
-    """The real MariaDB's gain at its most threads, with its interval and the load average it ran under."""
+    """The real MariaDB's gain at its most threads, with its interval."""
     gains = _read(results, "key_cache", "mariadb_gains")
     if gains is None or gains.empty:
         return []
@@ -95,7 +94,7 @@ def headline_key_cache_mariadb(results: Path) -> list[str]:
         cells = ", ".join(f"{int(row.segments)} segments {_fmt(row.mariadb_gain, 1, '%')} "
                           f"(95% CI {_fmt(row.ci_low, 1)}..{_fmt(row.ci_high, 1)})" for row in top.itertuples())
         lines.append(f"real MariaDB at {int(top['threads'].iloc[0])} threads, P={int(top['points'].iloc[0])}, "
-                     f"{distribution} points: {cells}; load average {_fmt(top['loadavg_1m_median'].median(), 1)}")
+                     f"{distribution} points: {cells}")
     return lines
 
 
@@ -143,15 +142,17 @@ def no_headline(results: Path) -> list[str]:
 HEADLINES = {name: globals().get(f"headline_{name}", no_headline) for name in STUDIES}
 
 
-def load_averages(results: Path) -> list[float]:
-    """Every load average recorded before a timed run, from the raw records' tables."""
+def foreign_cpu(results: Path) -> list[float]:
+    """The CPU other processes used during the timed cells (cores, steal included), as the
+    foreign-load gate measured it (dbrepro.host_load): each cell's where a table keeps cells, each
+    group's most where it keeps groups. Not the load average, which counts the run's own threads."""
     found = []
     for path in (results / "tables").glob("*/*.csv"):
         try:
             frame = pd.read_csv(path, nrows=5000)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
             continue
-        for column in ("loadavg_1m_before", "loadavg_1m_median", "loadavg_1m"):
+        for column in ("foreign_cores", "foreign_cores_max"):
             if column in frame:
                 found += [float(v) for v in pd.to_numeric(frame[column], errors="coerce").dropna()]
                 break
@@ -340,15 +341,14 @@ def machine_dependent_lines(results: Path, about: dict, repo: Path | None = None
 
 
 def _at(findings: pd.DataFrame, setting: str) -> str:
-    at = findings[findings["setting"] == setting] if "setting" in findings else findings.iloc[0:0]
-    return f"{vd.counts(at)['yes']}/{len(at)}" if len(at) else "-"
+    """'yes/judged' at one setting: vd.tally's count, the one every place prints."""
+    return vd.share_text(vd.tally(findings), setting)
 
 
 def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None,
                      variation: str = "") -> str:
     about = about or machine(results)
-    loads = load_averages(results)
-    now = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
+    foreign = foreign_cpu(results)
     changes = criteria_changes()
     lines = [
         "# dbrepro: summary of this run", "",
@@ -357,9 +357,10 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
                                      "so its verdicts are not the profile's; where the profile had the "
                                      "original's setting, this run does not)" if variation else ""),
         f"- commit: `{about['commit']}`" + (" (with uncommitted changes)" if about.get("dirty") else ""),
-        "- load average (1 min) before the timed runs: "
-        + (f"median {pd.Series(loads).median():.2f}, max {max(loads):.2f}" if loads else "not recorded")
-        + f"; at the end {now[0]:.2f}",
+        "- foreign CPU during the timed cells (what other processes used, steal included, as the foreign-load "
+        "gate measures it, `workflows/claims/foreign_load.yaml`): "
+        + (f"median {pd.Series(foreign).median():.3f} cores, max {max(foreign):.3f} over {len(foreign)} cells or "
+           "groups" if foreign else "not recorded"),
         f"- written {datetime.now(timezone.utc).isoformat(timespec='seconds')} by the workflow "
         "(rule summary, workflows/scripts/summary.py)",
         "",

@@ -36,6 +36,7 @@ from .outcome import (NOT_JUDGED, OUTCOMES, TOO_FEW_REPEATS, TOO_FEW_SEEDS, VERD
                       missing_columns, not_judged, number, precision_note, too_small_to_judge)
 from .stats import Samples, align, bootstrap_interval, by_repeat, from_scale, median_effect, to_scale, z_of
 from .tables import (CLAIM_COLUMNS, ROLE_FILES, claims_frame, claims_markdown, counts, headline, judged,
-                     load_account, outcome_record, role_counts, row_of, split_roles, write_claims, write_outcomes)
+                     load_account, outcome_record, role_counts, row_of, share_text, split_roles, tally, write_claims,
+                     write_outcomes)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

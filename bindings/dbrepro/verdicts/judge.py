@@ -15,8 +15,8 @@ from typing import Callable, Sequence
 
 from .context import DEFAULT, Context, level_text
 from .criteria import BETWEEN_RUNS_FILE, Criteria, Criterion, band_text, criterion_digest
-from .outcome import (NOT_JUDGED, OUTCOMES, TOO_FEW_SEEDS, Outcome, evaluate_count, far_beyond, judge_interval,
-                      precision_note)
+from .outcome import (NOT_JUDGED, OUTCOMES, RERUN, TOO_FEW_SEEDS, WITHIN_RUN, Outcome, evaluate_count, far_beyond,
+                      judge_interval, precision_note)
 from .stats import from_scale, to_scale, z_of
 
 
@@ -213,10 +213,10 @@ def widened(o: Outcome, c: Criterion, estimate: dict, where: str, context: Conte
             f"spread tau {tau:.4g}{SCALE_WORDS[scale]} ({where})")
     reason = o.reason
     if verdict != o.reproduced:
-        reason = (f"the {level_text(context.confidence)} interval widened for reruns [{low:.4g}, {high:.4g}] straddles "
+        reason = (f"the {level_text(context.confidence)} {RERUN} [{low:.4g}, {high:.4g}] straddles "
                   f"{band_text(c.band)} (within the run alone: {o.reproduced})")
     elif verdict != "yes":
-        reason = reason.replace(f"[{o.ci_low:.4g}, {o.ci_high:.4g}]", f"[{low:.4g}, {high:.4g}]")
+        reason = reason.replace(f"{WITHIN_RUN} [{o.ci_low:.4g}, {o.ci_high:.4g}]", f"{RERUN} [{low:.4g}, {high:.4g}]")
     return replace(o, reproduced=verdict, ci_low=low, ci_high=high, reason=reason, within_low=o.ci_low,
                    within_high=o.ci_high, between_sd=tau, between_scale=scale, pairing=f"{o.pairing}; {note}",
                    between_source=where)

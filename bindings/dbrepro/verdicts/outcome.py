@@ -27,6 +27,12 @@ from .stats import align, bootstrap_interval, median_effect, median_over_cells
 NOT_JUDGED = "not judged"
 VERDICTS = ("yes", "no", "inconclusive")
 OUTCOMES = (*VERDICTS, NOT_JUDGED)
+# The three kinds of interval a row can carry, each named alike everywhere (claims.md, findings.csv's
+# `interval_kind`, the report, the paper): the repeats' own bootstrap interval; that interval widened by
+# the between-run spread, which decides a timed verdict; and a count's range over its seeds.
+WITHIN_RUN = "within-run CI"
+RERUN = "rerun interval"
+SEED_RANGE = "seed range"
 # How evaluate_statistic and judge.across_seeds word an outcome left inconclusive for the run's size.
 TOO_FEW_REPEATS = "the criterion needs"
 TOO_FEW_SEEDS = "(min_seeds in the criteria file)"
@@ -98,8 +104,8 @@ def evaluate_statistic(samples: Sequence, statistic: Callable, band: dict, min_r
     level = level_text(context.confidence)
     reason = {
         "yes": "",
-        "no": f"the {level} CI [{low:.4g}, {high:.4g}] lies outside {band_text(band)}",
-        "inconclusive": f"the {level} CI [{low:.4g}, {high:.4g}] straddles {band_text(band)}",
+        "no": f"the {level} {WITHIN_RUN} [{low:.4g}, {high:.4g}] lies outside {band_text(band)}",
+        "inconclusive": f"the {level} {WITHIN_RUN} [{low:.4g}, {high:.4g}] straddles {band_text(band)}",
     }[verdict]
     return Outcome(verdict, value, low, high, reason=reason, **common)
 
@@ -207,8 +213,9 @@ def number(value: float, digits: int = 1, suffix: str = "") -> str:
 
 
 def interval(outcome: Outcome, digits: int = 1, suffix: str = "") -> str:
-    """' (95% CI a..b)' when there is one, at the outcome's own level (a look's where the profile
-    takes several)."""
+    """' (95% within-run CI a..b)' when there is one, at the outcome's own level (a look's where the
+    profile takes several): the repeats' own interval, as `ours` shows it."""
     if math.isnan(outcome.ci_low):
         return ""
-    return f" ({level_text(outcome.confidence)} CI {outcome.ci_low:,.{digits}f}..{outcome.ci_high:,.{digits}f}{suffix})"
+    return (f" ({level_text(outcome.confidence)} {WITHIN_RUN} "
+            f"{outcome.ci_low:,.{digits}f}..{outcome.ci_high:,.{digits}f}{suffix})")

@@ -25,7 +25,7 @@ import pandas as pd
 from .context import Context, level_text
 from .criteria import Criteria, band_text, load_criteria
 from .judge import ClaimResult, widen_for_reruns
-from .outcome import NOT_JUDGED, Outcome, far_beyond, precision_note
+from .outcome import NOT_JUDGED, WITHIN_RUN, Outcome, far_beyond, precision_note
 from .tables import CLAIM_COLUMNS, ROLE_FILES, claims_frame
 
 NEEDED = frozenset({"study", "id", "role", "reproduced", "criterion", "effect", "ci_low", "ci_high", "repeats", "ours"})
@@ -60,8 +60,8 @@ def _timed_outcome(row: dict, c, context: Context, common: dict) -> Outcome:
         low, high = number(row["ci_low"]), number(row["ci_high"])
     verdict = own_verdict(row)
     level, band = level_text(context.confidence), band_text(c.band)
-    reason = {"yes": "", "no": f"the {level} CI [{low:.4g}, {high:.4g}] lies outside {band}",
-              "inconclusive": f"the {level} CI [{low:.4g}, {high:.4g}] straddles {band}"}[verdict]
+    reason = {"yes": "", "no": f"the {level} {WITHIN_RUN} [{low:.4g}, {high:.4g}] lies outside {band}",
+              "inconclusive": f"the {level} {WITHIN_RUN} [{low:.4g}, {high:.4g}] straddles {band}"}[verdict]
     return Outcome(verdict, effect, low, high, reason=reason, pairing=_own_pairing(str(row.get("pairing", ""))),
                    confidence=context.confidence, **common)
 

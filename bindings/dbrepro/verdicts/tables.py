@@ -17,11 +17,12 @@ from typing import Sequence
 from .context import Context, level_text
 from .criteria import SETTINGS, Criteria
 from .judge import SIGNIFICANT, ClaimResult, rounded_number
-from .outcome import NOT_JUDGED, OUTCOMES, Outcome
+from .outcome import NOT_JUDGED, OUTCOMES, RERUN, SEED_RANGE, WITHIN_RUN, Outcome
 
 CLAIM_COLUMNS = ("study", "id", "role", "claim", "setting", "setting_note", "ours", "theirs", "reproduced", "effect",
                  "ci_low", "ci_high", "repeats", "pairing", "cells_dropped", "criterion", "mechanism", "reason",
-                 "within_ci_low", "within_ci_high", "between_run_sd", "between_run_source", "looks", "alpha_per_look")
+                 "within_ci_low", "within_ci_high", "between_run_sd", "between_run_source", "looks", "alpha_per_look",
+                 "interval_kind")
 # Which file holds the rows of each role, beside claims.csv.
 ROLE_FILES = MappingProxyType({"finding": "findings.csv", "check": "checks.csv"})
 
@@ -45,7 +46,18 @@ def row_of(result: ClaimResult, study: str = "") -> dict:
         "between_run_source": o.between_source,
         "looks": "" if o.look is None else int(o.look),
         "alpha_per_look": "" if o.look is None else rounded_number(1.0 - o.confidence),
+        "interval_kind": interval_kind(o),
     }
+
+
+def interval_kind(o: Outcome) -> str:
+    """What ci_low..ci_high is: the rerun interval (a timed interval widened by the between-run spread,
+    the one that decides), the within-run CI (not widened), a count's seed range, or none."""
+    if not all(map(math.isfinite, (o.ci_low, o.ci_high))):
+        return ""
+    if len(o.seeds) > 1:
+        return SEED_RANGE
+    return RERUN if math.isfinite(o.within_low) else f"{level_text(o.confidence)} {WITHIN_RUN}"
 
 
 def count_pairing(outcome: Outcome) -> str:
@@ -97,30 +109,44 @@ def split_roles(frame):
     return frame[frame["role"] == "finding"], frame[frame["role"] == "check"]
 
 
-def role_counts(frame) -> dict[str, dict[str, int]]:
-    """{"findings": {yes, no, inconclusive, total}, "checks": {...}} of a claims table: the one
-    count that the summary, the report's summary page and the paper all print."""
-    return {name: {**counts(part), "total": len(part)} for name, part in zip(("findings", "checks"),
-                                                                             split_roles(frame))}
+def tally(items) -> dict:
+    """The one count every place prints (claims.md, the summary's headline and table, the paper):
+    yes, no, inconclusive and `not judged` among `items` (rows or results), `judged` (those with a
+    verdict: the denominator; a claim not judged by this profile is never in it), `total`, and
+    per setting (original, scaled) its yes over its judged."""
+    found = counts(items)
+    on = judged(items)
+    settings = {}
+    for setting in SETTINGS:
+        at = (on[on["setting"] == setting] if hasattr(on, "columns") and "setting" in on.columns
+              else [r for r in on if not hasattr(on, "columns") and r.criterion.setting == setting])
+        if len(at):
+            settings[setting] = (counts(at)["yes"], len(at))
+    return {**found, "judged": len(on), "total": len(items), "settings": settings}
+
+
+def share_text(found: dict, setting: str) -> str:
+    """'y/J' of a tally at one setting, '-' where it judged none there."""
+    yes, of = found["settings"].get(setting, (0, 0))
+    return f"{yes}/{of}" if of else "-"
+
+
+def role_counts(frame) -> dict[str, dict]:
+    """{"findings": tally, "checks": tally} of a claims table (`tally`: judged is the denominator)."""
+    return {name: tally(part) for name, part in zip(("findings", "checks"), split_roles(frame))}
 
 
 def headline(results: Sequence[ClaimResult]) -> str:
     """'y of J judged findings reproduced (n no, i inconclusive; original setting a/b, scaled c/d);
     k not judged here; checks: ...'. A finding this profile did not run for is counted apart."""
-    findings = [r for r in results if r.role == "finding"]
-    checks = [r for r in results if r.role == "check"]
-    f, c = counts(findings), counts(checks)
-    on = judged(findings)
-    settings = []
-    for setting in SETTINGS:
-        at = [r for r in on if r.criterion.setting == setting]
-        if at:
-            settings.append(f"{counts(at)['yes']}/{len(at)} at the {setting} setting")
-    apart = f"; {f[NOT_JUDGED]} of {len(findings)} not judged by this profile" if f[NOT_JUDGED] else ""
+    f = tally([r for r in results if r.role == "finding"])
+    c = tally([r for r in results if r.role == "check"])
+    settings = [f"{share_text(f, setting)} at the {setting} setting" for setting in SETTINGS if setting in f["settings"]]
+    apart = f"; {f[NOT_JUDGED]} of {f['total']} not judged by this profile" if f[NOT_JUDGED] else ""
     checks_apart = f", {c[NOT_JUDGED]} not judged" if c[NOT_JUDGED] else ""
-    return (f"{f['yes']} of {len(on)} judged findings reproduced ({f['no']} no, {f['inconclusive']} inconclusive; "
+    return (f"{f['yes']} of {f['judged']} judged findings reproduced ({f['no']} no, {f['inconclusive']} inconclusive; "
             f"{', '.join(settings) or 'none'}){apart}; checks beside, not added in: {c['yes']} yes, {c['no']} no, "
-            f"{c['inconclusive']} inconclusive{checks_apart} of {len(checks)}")
+            f"{c['inconclusive']} inconclusive{checks_apart} of {c['total']}")
 
 
 def _cell(text) -> str:
@@ -132,12 +158,12 @@ def _effect_text(row: dict) -> str:
         return ""
     text = f"{row['effect']:g}"
     if row["ci_low"] != "":
-        text += f" [{row['ci_low']:g}, {row['ci_high']:g}]"
+        text += f" [{row['ci_low']:g}, {row['ci_high']:g}] ({row['interval_kind']})"
     return text
 
 
 def _table(results: Sequence[ClaimResult], study: str, context: Context) -> list[str]:
-    ci = f"effect [{level_text(context.confidence)} CI]"
+    ci = "effect [interval]"
     shown = ["claim", "setting", "ours", "theirs", "reproduced", ci, "repeats"]
     lines = ["| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
     for result in results:
