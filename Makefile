@@ -43,12 +43,13 @@ $(VENV)/.system-deps: env/install-system-deps.sh
 	env/install-system-deps.sh
 	@mkdir -p $(VENV) && touch $@
 
-$(VENV)/.installed: pyproject.toml $(VENV)/.system-deps
+# The pinned environment: every package at the version env/requirements.lock names, each
+# file checked against its hashes (env/lock.sh writes the lock; docs/developing.md, "The
+# pinned environment"), then the package itself with no dependencies of its own.
+$(VENV)/.installed: pyproject.toml env/requirements.lock $(VENV)/.system-deps
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	# setuptools and wheel: some dependencies ship only sdists, built without isolation.
-	$(PY) -m pip install --quiet "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.21" "ninja>=1.11" setuptools wheel
-	$(PY) -m pip install --quiet --no-build-isolation -e ".[dev]"
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r env/requirements.lock
+	$(PY) -m pip install --quiet --no-build-isolation --no-deps -e .
 	touch $@
 
 setup: $(VENV)/.installed

@@ -1,0 +1,44 @@
+"""The pinned environment (issue 54, item 3): `make repro` and `make test` install
+env/requirements.lock with its hashes, so the interpreter running the tests has every package of
+the lock at the lock's version."""
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LOCK = REPO / "env" / "requirements.lock"
+PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", re.M)
+
+
+def pins() -> dict[str, str]:
+    return dict(PIN.findall(LOCK.read_text(encoding="utf-8")))
+
+
+def test_every_package_of_the_lock_is_installed_at_its_version():
+    if Path(sys.prefix).resolve() != (REPO / ".venv").resolve():
+        pytest.skip("not the project's .venv: the lock is what `make setup` installs there")
+    wrong = {}
+    for name, version in pins().items():
+        try:
+            found = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found = None
+        if found != version:
+            wrong[name] = (version, found)
+    assert not wrong, f"the .venv differs from env/requirements.lock (locked, installed): {wrong}"
+
+
+def test_the_lock_pins_every_file_by_hash_and_the_makefile_installs_it():
+    text = LOCK.read_text(encoding="utf-8")
+    assert len(pins()) > 50
+    for block in re.split(r"\n(?=[A-Za-z0-9_.-]+==)", text.strip()):
+        if PIN.match(block):
+            assert "--hash=sha256:" in block, block.splitlines()[0]
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "--require-hashes --no-deps -r env/requirements.lock" in makefile
+    assert '-e ".[dev]"' not in makefile  # lower bounds only: never the default path again
