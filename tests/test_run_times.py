@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dbrepro import run_times, time_left
+from dbrepro import run_times, studies, time_left
 from dbrepro.run_times import Reference
 from dbrepro.workflow_log import WorkflowLog
 
@@ -88,8 +88,7 @@ def test_the_full_profile_preflight_prints_each_study_and_refuses_in_one_line(fr
     code = run_times.preflight("full", Path("results"), expected, out, free_gb=free_gb, memory=memory)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("expected time: more than ~")
-    assert [line.split()[0] for line in lines[2:8]] == ["tpcc", "looking_glass", "key_cache", "openedge",
-                                                         "quantum", "fifo_cache"]
+    assert [line.split()[0] for line in lines[2:8]] == list(studies.names())
     assert "time ~4 h (config/full.yaml's comments); disk 8.0 GB (config/full.yaml)" in lines[4]
     assert [line for line in lines if line.startswith("refused")] == ([lines[-1]] if refused else [])
     assert code == (1 if refused else 0) and (refused is None or refused in lines[-1])

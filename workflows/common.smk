@@ -19,6 +19,9 @@ DBREPRO = f"{PYTHON} -m dbrepro"
 # The repository root (where the main Snakefile lives); the working directory
 # may be elsewhere (`--directory`).
 REPO = workflow.basedir
+# Every job's dbrepro finds this checkout's criteria and committed runs through it
+# (dbrepro.source: an installed, not editable, package, as in the Docker image).
+os.environ["DBREPRO_REPO"] = REPO
 
 # Where this run writes everything (raw records, tables, figures, logs, the
 # summary, the paper): `results` by default; `make repro` names one folder per

@@ -21,7 +21,7 @@ rule machine_start:
         # A profile that times nothing (smoke) measures the primitives briefly.
         brief="" if config["timed_runs_alone"] else "--brief",
     shell:
-        "{DBREPRO} machine --dir {RESULTS:q} --phase start {params.brief} --out {output:q} > {log:q} 2>&1"
+        "{FOREIGN_LOAD_ENV} {DBREPRO} machine --dir {RESULTS:q} --phase start {params.brief} --out {output:q} > {log:q} 2>&1"
 
 
 rule machine_end:

@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Callable
 
 from . import machine, studies
+from .source import repo_root
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = repo_root()
 FIXED, PYTHON = "fixed", "python"
 LOOP_WORDS = {FIXED: "dbrepro-machine's fixed loop", PYTHON: "the Python loop of benchmarks/make_times.py"}
 RECENT = 5  # the most recent runs of a kind speak for it: the workflow changes over time

@@ -42,8 +42,9 @@ from pathlib import Path
 from statistics import mean
 
 from .workflow_log import SHARED, WorkflowLog, group_of
+from .source import repo_root
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = repo_root()
 _TIMED_RESOURCE = re.compile(r"^\s+timed\s*=\s*1\s*,?\s*$", re.M)
 _RULE_HEADER = re.compile(r"^(?:rule|checkpoint) (\w+):", re.M)
 PACE_FROM = 0.02  # the run's own pace counts once this share of the work is done

@@ -25,24 +25,17 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from dbrepro import studies
+from dbrepro import workflow_log
+# One reading of Snakemake's log (dbrepro.workflow_log), checkpoints' jobs (makeups, looks) included.
+from dbrepro.workflow_log import _FINISHED, _JOBID, _STAMP, _START, SHARED
 
-# The groups a rule can belong to: each study (dbrepro.studies; no name prefixes another), then
-# the workflow's own steps; anything else is "other".
-GROUPS = (*studies.names(), "summary", "paper", "report")
-
-_STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
-_START = re.compile(r"^(?:local)?rule (\w+):$")
-_JOBID = re.compile(r"^\s+jobid: (\d+)$")
 _WILDCARDS = re.compile(r"^\s+wildcards: .*\bstudy=(\w+)")
-_FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
 
 
 def group_of(rule: str) -> str:
-    for group in GROUPS:
-        if rule == group or rule.startswith(group + "_"):
-            return group
-    return "other"
+    """The study (or the workflow's own step) a rule belongs to, "other" for a rule of none."""
+    group = workflow_log.group_of(rule)
+    return "other" if group == SHARED else group
 
 
 def jobs_from_log(lines) -> list[tuple[str, datetime, datetime]]:
@@ -91,7 +84,7 @@ def union_seconds(intervals) -> float:
 
 def summarize(jobs) -> list[dict]:
     rows = []
-    for group in GROUPS + ("other",):
+    for group in workflow_log.GROUPS + ("other",):
         mine = [(s, e) for rule, s, e in jobs if group_of(rule) == group]
         if not mine:
             continue

@@ -16,11 +16,12 @@ from pathlib import Path
 from types import MappingProxyType
 
 import yaml
+from ..source import repo_root
 
 
 # The repository this package was installed from (editable): the criteria and the
 # originals' numbers live beside the code that judges by them.
-REPO = Path(__file__).resolve().parents[3]
+REPO = repo_root()
 CRITERIA_DIR = REPO / "workflows" / "claims"
 ROLES = ("finding", "check")
 SETTINGS = ("original", "scaled")
