@@ -162,3 +162,23 @@ def test_a_finding_whose_kinds_disagree_depends_on_the_machine(tmp_path):
     assert set(table["apart_from"]) == {"A", "B"} and len(kinds.dependent(table)) == 2
     same = kinds.kind_estimates([run("a2", "A", -40.5), *runs[:2]])
     assert kinds.dependent(same).empty
+
+
+def test_mutex_hand_offs_count_only_from_the_version_that_measures_them(tmp_path):
+    """dbrepro-machine's version 1 left its caller pinned to one CPU, so its mutex threads were
+    never contended: the kinds table reads hand-offs from version 2 on (the loop from every one)."""
+    from dbrepro.verdicts import kinds
+
+    def run(name, version):
+        folder = tmp_path / name
+        folder.mkdir()
+        prims = {"fixed_loop_s": 1.0, "mutex_handoffs": [{"ns_per_acquisition": 60.0 if version == 1 else 280.0},
+                                                         {"ns_per_acquisition": 65.0 if version == 1 else 190.0}]}
+        if version > 1:
+            prims["version"] = version
+        (folder / "machine.json").write_text(json.dumps({"kind": "K", "start": prims, "end": prims}))
+        return folder
+
+    row = kinds.machines([run("old", 1), run("new", 2)]).set_index("kind").loc["K"]
+    assert row["fixed_loop_s"] == 1.0 and row["fingerprints"] == 4
+    assert row["mutex_4_threads_ns_per_acquisition"] == 280.0 and row["mutex_64_threads_ns_per_acquisition"] == 190.0

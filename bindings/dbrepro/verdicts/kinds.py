@@ -27,7 +27,9 @@ from .stats import from_scale, to_scale
 
 COLUMNS = ("study", "id", "kind", "method", "runs", "run_names", "effect", "low", "high", "yes", "no",
            "inconclusive", "apart_from", "criterion")
-# The primitives machines.csv shows per kind: (column, path in a fingerprint's primitives).
+# The primitives machines.csv shows per kind: (column, path in a fingerprint's primitives). The mutex
+# hand-offs count from dbrepro-machine's version 2 on: version 1 ran them on one CPU.
+MUTEX_FROM_VERSION = 2
 PRIMITIVES = (
     ("fixed_loop_s", ("fixed_loop_s",)),
     ("cache_line_transfer_ns", ("cache_line_transfer_ns",)),
@@ -71,7 +73,8 @@ def machines(folders: list[Path]) -> pd.DataFrame:
         row = {"kind": kind, "runs": len(runs), "run_names": " ".join(Path(r).name for r in runs),
                "fingerprints": len(measured)}
         for column, path in PRIMITIVES:
-            values = [v for v in (_dig(m, path) for m in measured) if math.isfinite(v)]
+            usable = [m for m in measured if path[0] != "mutex_handoffs" or m.get("version", 1) >= MUTEX_FROM_VERSION]
+            values = [v for v in (_dig(m, path) for m in usable) if math.isfinite(v)]
             row[column] = round(float(np.median(values)), 6) if values else math.nan
         rows.append(row)
     return pd.DataFrame(rows, columns=["kind", "runs", "run_names", "fingerprints", *(c for c, _ in PRIMITIVES)])

@@ -113,6 +113,8 @@ inline double ping_pong_ns(int cpu_a, int cpu_b, bool blocking, int rounds) {
     turn.store(value, std::memory_order_release);
     if (blocking) futex(&turn, FUTEX_WAKE_PRIVATE, 1);
   };
+  // Both sides on threads of their own: pinning the caller would leave it pinned, and every thread
+  // it starts later (the mutex hand-offs') would inherit that one CPU.
   std::thread other([&] {
     pin_to(cpu_b);
     for (int i = 0; i < rounds; ++i) {
@@ -120,13 +122,17 @@ inline double ping_pong_ns(int cpu_a, int cpu_b, bool blocking, int rounds) {
       pass_to(0);
     }
   });
-  pin_to(cpu_a);
-  const auto start = Clock::now();
-  for (int i = 0; i < rounds; ++i) {
-    pass_to(1);
-    wait_for(0);
-  }
-  const double took = seconds_since(start);
+  double took = 0;
+  std::thread first([&] {
+    pin_to(cpu_a);
+    const auto start = Clock::now();
+    for (int i = 0; i < rounds; ++i) {
+      pass_to(1);
+      wait_for(0);
+    }
+    took = seconds_since(start);
+  });
+  first.join();
   other.join();
   return took * 1e9 / (2.0 * rounds);
 }
