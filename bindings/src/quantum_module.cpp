@@ -27,7 +27,8 @@ py::dict to_dict(const SessionsResult& result) {
   py::list sessions;
   for (const auto& s : result.sessions)
     sessions.append(py::dict(py::arg("session") = s.session, py::arg("cpu") = s.cpu,
-                             py::arg("wall_seconds") = s.wall_seconds, py::arg("cpu_seconds") = s.cpu_seconds,
+                             py::arg("wall_seconds") = s.wall_seconds, py::arg("start_seconds") = s.start_seconds,
+                             py::arg("cpu_seconds") = s.cpu_seconds,
                              py::arg("voluntary_switches") = s.voluntary_switches,
                              py::arg("involuntary_switches") = s.involuntary_switches,
                              py::arg("engine_switches") = s.engine_switches, py::arg("result") = s.result,
@@ -48,7 +49,8 @@ py::dict to_dict(const SessionsResult& result) {
                                                    py::arg("priority_sets") = d.priority_sets,
                                                    py::arg("preemptions") = d.preemptions,
                                                    py::arg("timed_out") = d.timed_out,
-                                                   py::arg("priority_end") = d.priority_end));
+                                                   py::arg("priority_end") = d.priority_end,
+                                                   py::arg("update_phase") = d.update_phase));
 }
 
 // run_sessions(**settings): settings by the E4 table's names (driver/quantum/fields.hpp),
@@ -70,18 +72,32 @@ py::dict run_sessions(const py::args& args, const py::kwargs& settings) {
   return to_dict(result);
 }
 
-// The default ts_dptbl and the dispatcher's times, as the engine holds them
-// (sched/ts_table.hpp): the prediction simulates the same table.
-py::dict ts_dispatch_table() {
+py::dict reading_dict(const TsReading& r) {
+  return py::dict(py::arg("name") = std::string(r.name), py::arg("class") = std::string(r.klass),
+                  py::arg("what") = std::string(r.what), py::arg("q_levels") = py::make_tuple(r.q_first, r.q_last),
+                  py::arg("queues") = r.queues == TsQueues::kGlobal ? "global" : "per_cpu");
+}
+
+// A reading's table and the dispatcher's times, as the engine holds them
+// (sched/ts_table.hpp): the prediction simulates the same tables. Each level's
+// quantum_ms is the one in effect with Q (quantum_ms > 0) put where the
+// reading puts it; `readings` lists every reading.
+py::dict ts_dispatch_table(const std::string& reading_name, double quantum_ms) {
+  const TsReading& reading = ts_reading(reading_name);
+  const TsTimes times = ts_times(reading, quantum_ms, 1.0);
   py::list levels;
   for (u32 l = 0; l < kTsLevels; ++l) {
-    const TsLevel& r = kDefaultTsTable[l];
-    levels.append(py::dict(py::arg("level") = l, py::arg("quantum_ms") = r.quantum_ms, py::arg("tqexp") = r.tqexp,
-                           py::arg("slpret") = r.slpret, py::arg("maxwait_s") = r.maxwait_s,
-                           py::arg("lwait") = r.lwait));
+    const TsLevel& r = (*reading.table)[l];
+    levels.append(py::dict(py::arg("level") = l, py::arg("quantum_ms") = static_cast<double>(times.quantum_ns[l]) / 1e6,
+                           py::arg("tqexp") = r.tqexp, py::arg("slpret") = r.slpret,
+                           py::arg("maxwait_s") = r.maxwait_s, py::arg("lwait") = r.lwait));
   }
+  py::list readings;
+  for (const TsReading& r : kTsReadings) readings.append(reading_dict(r));
   return py::dict(py::arg("levels") = levels, py::arg("tick_ms") = kSolarisTickMs,
-                  py::arg("update_ms") = kTsUpdateMs, py::arg("entry_level") = kTsEntryLevel);
+                  py::arg("update_ms") = kTsUpdateMs, py::arg("entry_level") = kTsEntryLevel,
+                  py::arg("woken_level") = kTsWokenLevel, py::arg("reading") = reading_dict(reading),
+                  py::arg("readings") = readings);
 }
 
 }  // namespace
@@ -92,9 +108,11 @@ void register_quantum(py::module_& m) {
         "(engine) or the OS scheduler (os_rr: SCHED_RR, whose timeslice the caller sets; os_fair: SCHED_OTHER; "
         "os_ts: Solaris's TS class emulated over SCHED_FIFO with a dispatcher thread); "
         "per-session times, switches, the quantum read back and the switch-cost sums as dicts.");
-  m.def("ts_dispatch_table", &ts_dispatch_table,
-        "Solaris's default TS dispatch table (ts_dptbl) as the engine's os_ts scheduler uses it: 60 levels "
-        "(quantum_ms, tqexp, slpret, maxwait_s, lwait), the clock tick, the update period and the entry level.");
+  m.def("ts_dispatch_table", &ts_dispatch_table, py::arg("reading") = "all", py::arg("quantum_ms") = 0.0,
+        "ts_dispatch_table(reading='all', quantum_ms=0): a reading's dispatch table as the engine's os_ts scheduler "
+        "uses it (the default ts_dptbl for TS; FX or RT at one priority): 60 levels (quantum_ms with Q put where "
+        "the reading puts it, 0: the table's own; tqexp, slpret, maxwait_s, lwait), the clock tick, the update "
+        "period, the entry level, the level a woken session starts at, the reading and every reading.");
   m.def("available_cpus", &available_cpus, "CPUs in this process's affinity mask.");
   bindings::def_config<SessionsRunConfig>(m, "quantum_config", sessions_fields(),
                                           [](const SessionsRunConfig& c) { validate(c); },

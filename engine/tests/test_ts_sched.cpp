@@ -63,13 +63,35 @@ TEST(TsTable, QInEveryLevelAndOneScaleForEveryTime) {
   EXPECT_THROW(ts_times(kDefaultTsTable, 400, 0), std::invalid_argument);
 }
 
+// Issue 55's readings: Q goes where each reading puts it; the rest of its table is its own.
+TEST(TsTable, EachReadingPutsQWhereItSays) {
+  const TsTimes all = ts_times(ts_reading("all"), 400, 1.0);
+  for (i64 q : all.quantum_ns) EXPECT_EQ(q, 400 * kMs);
+  const TsTimes low = ts_times(ts_reading("low"), 400, 1.0);
+  for (u32 l = 0; l < 10; ++l) EXPECT_EQ(low.quantum_ns[l], 400 * kMs) << l;
+  EXPECT_EQ(low.quantum_ns[10], 160 * kMs);  // the shipped table from level 10 up
+  EXPECT_EQ(low.quantum_ns[59], 20 * kMs);
+  for (const char* name : {"fx", "rt"}) {
+    const TsReading& r = ts_reading(name);
+    EXPECT_EQ(r.table, &kOnePriorityTable) << name;
+    for (i64 q : ts_times(r, 20, 1.0).quantum_ns) EXPECT_EQ(q, 20 * kMs) << name;
+  }
+  EXPECT_EQ(ts_reading("rt").queues, TsQueues::kGlobal);
+  EXPECT_EQ(ts_reading("fx").queues, TsQueues::kPerCpu);
+  for (u32 l = 0; l < kTsLevels; ++l) {  // one priority: a thread stays where it is
+    const TsLevel& row = kOnePriorityTable[l];
+    EXPECT_TRUE(row.tqexp == l && row.slpret == l && row.lwait == l && row.maxwait_s == kTsNeverRaised) << l;
+  }
+  EXPECT_THROW(ts_reading("ia"), std::invalid_argument);
+}
+
 // One CPU as Solaris (and SCHED_FIFO) runs it: the first thread of the highest
 // non-empty level runs; a move puts the thread at the back of its new level; a
 // preempted thread keeps its place at the front of its own.
 class OneCpu {
  public:
-  OneCpu(u32 threads, double quantum_ms)
-      : core_(kDefaultTsTable, ts_times(kDefaultTsTable, quantum_ms, 1.0), clock_, threads) {
+  OneCpu(u32 threads, double quantum_ms, const TsReading& reading = ts_reading("all"))
+      : core_(*reading.table, ts_times(reading, quantum_ms, 1.0), clock_, threads) {
     for (u32 t = 0; t < threads; ++t) queues_[kTsEntryLevel].push_back(t);
   }
   int running() const {
@@ -188,6 +210,43 @@ TEST(TsDispatcher, SleeperIsNotRaisedAndWakesAtSlpret) {
   EXPECT_EQ(cpu.thread(1).level, 0);
 }
 
+// FX (or RT) at one priority through the same core: three threads take turns of
+// Q at their one level, an expired quantum requeues at the back, and the update
+// never raises the waiting.
+TEST(TsDispatcher, OnePriorityTableIsRoundRobin) {
+  OneCpu cpu(3, 300, ts_reading("fx"));
+  cpu.run_to(300);
+  EXPECT_EQ(cpu.running(), 1);
+  cpu.run_to(900);
+  EXPECT_EQ(cpu.running(), 0);  // A, B, C, then A again
+  cpu.run_to(3000);             // three updates
+  for (u32 t = 0; t < 3; ++t) {
+    EXPECT_EQ(cpu.thread(t).level, kTsEntryLevel) << t;
+    EXPECT_EQ(cpu.thread(t).boosts, 0u) << t;
+    EXPECT_EQ(cpu.thread(t).expiries, 3u + (t == 0)) << t;  // 10 turns of 300 ms: A had four
+  }
+  EXPECT_EQ(cpu.core().updates(), 3u);
+}
+
+// The update's phase: the first update falls where it is told, the next a whole period later.
+TEST(TsDispatcher, FirstUpdateFallsAtItsPhase) {
+  ManualClock clock;
+  TsDispatcher<ManualClock> core(kDefaultTsTable, ts_times(kDefaultTsTable, 0, 1.0), clock, 1, kTsEntryLevel,
+                                 250 * kMs);
+  clock.t = 249 * kMs;
+  EXPECT_FALSE(core.update_due());
+  clock.t = 250 * kMs;
+  ASSERT_TRUE(core.update_due());
+  (void)core.update([](u32) { return false; });
+  clock.t = 1249 * kMs;
+  EXPECT_FALSE(core.update_due());
+  clock.t = 1250 * kMs;
+  EXPECT_TRUE(core.update_due());
+  EXPECT_THROW(TsDispatcher<ManualClock>(kDefaultTsTable, ts_times(kDefaultTsTable, 0, 1.0), clock, 1, kTsEntryLevel,
+                                         1001 * kMs),
+               std::invalid_argument);
+}
+
 // Level 59's ts_maxwait is 32000 s: a thread waiting there counts its
 // seconds but is not moved.
 TEST(TsDispatcher, WaitBelowMaxwaitOnlyCounts) {
@@ -224,15 +283,21 @@ bool fifo_permitted(std::string& why) {
   return true;
 }
 
-TEST(TsLinux, SessionsFinishUnderTheEmulatedClass) {
-  std::string why;
-  if (!fifo_permitted(why)) GTEST_SKIP() << why;
+// Three CPU-bound sessions on one CPU, Q = 200 ms before the scale.
+SessionsConfig three_sessions(u64 iterations) {
   SessionsConfig config;
   config.cpus = 1;
   config.sessions_per_cpu = 3;
   config.quantum_ms = 200;
-  config.cpu_iterations = 10'000'000;  // ~50 ms each: every time below is scaled by 0.05
-  const SessionsResult r = run_ts_scheduler(config, TsSettings{0.05, 30});
+  config.cpu_iterations = iterations;
+  return config;
+}
+
+TEST(TsLinux, SessionsFinishUnderTheEmulatedClass) {
+  std::string why;
+  if (!fifo_permitted(why)) GTEST_SKIP() << why;
+  // ~50 ms each: every time below is scaled by 0.05
+  const SessionsResult r = run_ts_scheduler(three_sessions(10'000'000), TsSettings{0.05, 30});
   EXPECT_EQ(r.scheduler, "os_ts");
   EXPECT_FALSE(r.dispatcher.timed_out);
   EXPECT_GT(r.dispatcher.ticks, 0u);
@@ -246,6 +311,30 @@ TEST(TsLinux, SessionsFinishUnderTheEmulatedClass) {
   EXPECT_GT(expiries, 0u);  // three sessions of ~50 ms under 10 ms quanta
   EXPECT_GT(r.dispatcher.cpu_seconds, 0);
   EXPECT_EQ(r.dispatcher.priority_end, kTsDispatcherPriority);  // no session's exit lowered it
+}
+
+// The article's start (issue 55): sessions start one after another, each at its
+// offset (the gap times the scale), at the level it is given, the update's phase
+// drawn for the run; a session's wall time still counts from the common start.
+TEST(TsLinux, StaggeredStartsAndADrawnUpdatePhase) {
+  std::string why;
+  if (!fifo_permitted(why)) GTEST_SKIP() << why;
+  TsSettings ts{0.05, 30};
+  ts.reading = "fx";
+  ts.entry_level = kTsWokenLevel;
+  ts.update_phase = 0;     // drawn
+  ts.start_gap_ms = 400;   // x 0.05: 20 ms apart
+  const SessionsResult r = run_ts_scheduler(three_sessions(2'000'000), ts);
+  ASSERT_EQ(r.sessions.size(), 3u);
+  for (u32 k = 0; k < 3; ++k) {
+    EXPECT_DOUBLE_EQ(r.sessions[k].start_seconds, 0.02 * k) << k;
+    EXPECT_GT(r.sessions[k].wall_seconds, r.sessions[k].start_seconds) << k;
+    EXPECT_EQ(r.sessions[k].ts_final_level, kTsWokenLevel) << k;  // one priority: where it started
+    EXPECT_EQ(r.sessions[k].ts_boosts, 0u) << k;
+  }
+  EXPECT_GT(r.dispatcher.update_phase, 0.0);
+  EXPECT_LE(r.dispatcher.update_phase, 1.0);
+  EXPECT_FALSE(r.dispatcher.timed_out);
 }
 
 // A session that said it is done waits until the dispatcher lets it go: its thread outlives every call the
@@ -304,8 +393,10 @@ TEST(TsLinux, TheDispatcherReleasesEverySessionAndKeepsItsPriority) {
       for (auto& t : threads) t.join();
       FAIL() << "SCHED_FIFO " << kTsDispatcherPriority << " refused for the dispatcher: " << set;
     }
-    const TsTimes times = ts_times(kDefaultTsTable, 1.0, 0.01);  // quantum = tick = 0.1 ms: requeued each tick
-    const TsDispatcherStats stats = run_ts_dispatcher(ts, times, static_cast<i64>(limit_s * 1e9));
+    TsClassRun run;
+    run.times = ts_times(kDefaultTsTable, 1.0, 0.01);  // quantum = tick = 0.1 ms: requeued each tick
+    run.limit_ns = static_cast<i64>(limit_s * 1e9);
+    const TsDispatcherStats stats = run_ts_dispatcher(ts, run);
     p.sched_priority = 0;
     ::pthread_setschedparam(::pthread_self(), SCHED_OTHER, &p);
     EXPECT_EQ(stats.timed_out, limit_s < 1);

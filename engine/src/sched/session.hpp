@@ -32,6 +32,7 @@ struct SessionStats {
   u32 session = 0;
   u32 cpu = 0;
   double wall_seconds = 0;      // from the common start to this session's end
+  double start_seconds = 0;     // when it was to start after the common start (os_ts's staggered starts; else 0)
   double cpu_seconds = 0;       // CPU time spent running this session
   u64 voluntary_switches = 0;   // kernel's per-thread counters (OS path; worker's for fibers)
   u64 involuntary_switches = 0;
@@ -60,6 +61,7 @@ struct DispatcherStats {
   u64 preemptions = 0;      // ticks that preempted a session (an involuntary switch not the scheduler's)
   bool timed_out = false;   // the run passed its time limit: sessions were given back to SCHED_OTHER
   int priority_end = 0;     // the dispatcher's own SCHED_FIFO priority at its end (0: not SCHED_FIFO)
+  double update_phase = 0;  // the first update's offset after its start, in update periods (drawn or given)
 };
 
 struct SessionsResult {

@@ -19,6 +19,9 @@
 //     its quantum (it stays at the front of its level: SCHED_FIFO does that);
 //   - a thread that wakes from sleep returns at its level's ts_slpret with a
 //     fresh quantum and dispwait reset.
+// The table is data (sched/ts_table.hpp's readings, issue 55): FX or RT at one
+// priority is a table whose every level keeps its thread (kOnePriorityTable),
+// which this core runs as round robin with quantum Q.
 // What it leaves out: the interactive class (IA's boost of the window in
 // focus), kernel-mode priorities (a thread holding a kernel resource runs at a
 // SYS level, TSKPRI), user priorities and nice (ts_upri, ts_nice: every thread
@@ -58,10 +61,18 @@ struct TsMove {
 template <class Clock>
 class TsDispatcher {
  public:
-  TsDispatcher(const TsTable& table, const TsTimes& times, Clock& clock, u32 threads, u8 entry_level = kTsEntryLevel)
-      : table_(table), times_(times), clock_(clock), threads_(threads), next_update_(clock.now() + times.update_ns) {
+  // The first update falls first_update_ns after now (the update's phase: a
+  // whole period where none is given, as if the clock's second began now).
+  TsDispatcher(const TsTable& table, const TsTimes& times, Clock& clock, u32 threads, u8 entry_level = kTsEntryLevel,
+               i64 first_update_ns = -1)
+      : table_(table),
+        times_(times),
+        clock_(clock),
+        threads_(threads),
+        next_update_(clock.now() + (first_update_ns < 0 ? times.update_ns : first_update_ns)) {
     if (entry_level >= kTsLevels) throw std::invalid_argument("TS entry level must be below 60");
     if (times.update_ns <= 0) throw std::invalid_argument("TS update period must be > 0");
+    if (first_update_ns > times.update_ns) throw std::invalid_argument("TS first update must fall within a period");
     for (auto& t : threads_) {
       t.level = entry_level;
       t.timeleft_ns = times_.quantum_ns[entry_level];

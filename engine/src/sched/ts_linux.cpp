@@ -90,14 +90,16 @@ class Mechanism {
 
 }  // namespace
 
-TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const TsTimes& times, i64 limit_ns) {
+TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const TsClassRun& run) {
   const u32 n = static_cast<u32>(sessions.size());
+  const TsTimes& times = run.times;
+  const i64 limit_ns = run.limit_ns;
   TsDispatcherStats stats;
   stats.threads.resize(n);
   const double cpu_start = thread_cpu_seconds();
   const i64 start = monotonic_ns();
   MonotonicClock clock;
-  TsDispatcher<MonotonicClock> core(kDefaultTsTable, times, clock, n);
+  TsDispatcher<MonotonicClock> core(*run.table, times, clock, n, run.entry_level, run.first_update_ns);
   Mechanism mechanism(sessions, stats);
   std::vector<clockid_t> clocks(n);
   std::vector<i64> last_cpu(n, 0);

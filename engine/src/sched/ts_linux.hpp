@@ -86,6 +86,18 @@ struct TsThreadCounters {
   u32 final_level = 0;
 };
 
+// What the dispatcher runs (issue 55: the class and table as data): a reading's
+// table and its times, the level every session starts at, when the first
+// once-a-second update falls after the dispatcher's start (the update's phase),
+// and the time limit.
+struct TsClassRun {
+  const TsTable* table = &kDefaultTsTable;
+  TsTimes times;
+  u8 entry_level = kTsEntryLevel;
+  i64 first_update_ns = -1;  // -1: one whole update period
+  i64 limit_ns = 0;
+};
+
 struct TsDispatcherStats {
   double cpu_seconds = 0;   // the dispatcher thread's own CPU time
   double wall_seconds = 0;  // from its start to its end
@@ -108,7 +120,7 @@ struct TsDispatcherStats {
 // The dispatcher's body: run on a SCHED_FIFO thread at kTsDispatcherPriority
 // once every session thread exists; returns when all have finished (or at the
 // limit), having released every session (ts_release). Each session starts at
-// level kTsEntryLevel.
-TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const TsTimes& times, i64 limit_ns);
+// run.entry_level (its thread created at that level's priority).
+TsDispatcherStats run_ts_dispatcher(std::span<TsSessionThread> sessions, const TsClassRun& run);
 
 }  // namespace dbrepro::sched

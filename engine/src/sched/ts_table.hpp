@@ -9,14 +9,16 @@
 //   ts_slpret   the level it returns at when it wakes from sleep
 //   ts_maxwait  seconds it may wait on the run queue before it is raised (counted once a second)
 //   ts_lwait    the level it is raised to when it waited longer than ts_maxwait
-// TsTimes turns the table into the times a run uses: the article's Q put in
-// every level's ts_quantum (our reading: the article changed the table's
-// quantum and does not print its table), and every dispatcher time (quanta,
-// the one-second update, the clock tick) multiplied by one factor where a
-// profile scales the study down.
+// TsTimes turns a table into the times a run uses: the article's Q put in the
+// levels a reading of "the quantum was set to Q" puts it in (TsReading, below:
+// the article does not print its table or say how it set Q), and every
+// dispatcher time (quanta, the one-second update, the clock tick) multiplied by
+// one factor where a profile scales the study down.
 #include <array>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "common/types.hpp"
 
@@ -106,6 +108,69 @@ inline constexpr double kTsUpdateMs = 1000.0;
 // The level a thread enters TS at (ts_enterclass: the middle of the user range, 0..59).
 inline constexpr u8 kTsEntryLevel = 29;
 
+// The level a session's statement starts at when its server process wakes to
+// read it (the article's sessions, issue 55): a process that sleeps between
+// short bursts keeps ts_slpret of the levels it wakes from, 58 for levels
+// 47-58 of the default table (59 wakes at 59, but only a thread already there).
+inline constexpr u8 kTsWokenLevel = 58;
+
+// A level that never raises a waiting thread: ts_update leaves it where it is.
+inline constexpr i32 kTsNeverRaised = std::numeric_limits<i32>::max();
+
+// A class at one priority (FX or RT as `priocntl -c FX|RT -m 0 -p 0 -t Q` sets
+// a process): every level keeps its thread where it is -- an expired quantum
+// requeues it at the back of its own level, no raise at the update, a wake at
+// its own level -- so the threads of one level take turns of Q: round robin.
+// The quantum is FX's default at its low priorities (200 ms), where no Q is given.
+inline constexpr TsTable kOnePriorityTable = [] {
+  TsTable t{};
+  for (u32 l = 0; l < kTsLevels; ++l) {
+    const auto level = static_cast<u8>(l);
+    t[l] = {200, level, level, kTsNeverRaised, level};
+  }
+  return t;
+}();
+
+// How a class queues its runnable threads for the CPUs: Solaris gives TS and FX
+// threads a queue per CPU (a thread stays where it ran unless its cache is
+// cold or the queues are uneven: setbackdq, cpu_choose, disp_getwork in
+// usr/src/uts/common/disp/disp.c); RT threads go on one queue every CPU takes
+// from (the partition's kp queue, setkpdq).
+enum class TsQueues : u8 { kPerCpu, kGlobal };
+
+// A reading of the article's "the quantum was set to Q" (issue 55): which
+// class ran the sessions, from which table, and in which of its levels Q
+// replaced the table's ts_quantum (q_first..q_last).
+struct TsReading {
+  std::string_view name;
+  std::string_view klass;  // the Solaris class: TS, FX or RT
+  std::string_view what;
+  const TsTable* table;
+  u8 q_first, q_last;
+  TsQueues queues;
+};
+
+// clang-format off
+inline constexpr std::array<TsReading, 4> kTsReadings = {{
+    {"all", "TS", "the default ts_dptbl with Q in every level's ts_quantum (dispadmin -c TS -s; our reading until issue 55)",
+     &kDefaultTsTable, 0, 59, TsQueues::kPerCpu},
+    {"low", "TS", "the default ts_dptbl with Q only in levels 0-9, where CPU-bound threads sink after their first "
+     "expiries; the levels above as shipped", &kDefaultTsTable, 0, 9, TsQueues::kPerCpu},
+    {"fx", "FX", "the fixed-priority class at one priority with time quantum Q (priocntl -c FX -t Q): round robin, "
+     "no raise at the update", &kOnePriorityTable, 0, 59, TsQueues::kPerCpu},
+    {"rt", "RT", "the real-time class at one priority with time quantum Q (priocntl -c RT -t Q): round robin, no "
+     "raise, one queue every CPU takes from", &kOnePriorityTable, 0, 59, TsQueues::kGlobal},
+}};
+// clang-format on
+
+inline const TsReading& ts_reading(std::string_view name) {
+  for (const TsReading& r : kTsReadings)
+    if (r.name == name) return r;
+  std::string allowed;
+  for (const TsReading& r : kTsReadings) allowed += (allowed.empty() ? "" : ", ") + std::string(r.name);
+  throw std::invalid_argument("ts_reading: invalid choice '" + std::string(name) + "' (allowed: " + allowed + ")");
+}
+
 // The times of one run, in nanoseconds of the caller's clock.
 struct TsTimes {
   std::array<i64, kTsLevels> quantum_ns{};
@@ -113,19 +178,27 @@ struct TsTimes {
   i64 tick_ns = 0;    // how often the dispatcher looks at the threads' CPU time
 };
 
-// quantum_ms > 0: every level's ts_quantum is quantum_ms (the article's change
-// of the table); 0: the table's own quanta. scale multiplies every time.
-inline TsTimes ts_times(const TsTable& table, double quantum_ms, double scale) {
+// quantum_ms > 0: the ts_quantum of levels q_first..q_last is quantum_ms (the
+// article's change of the table), the others the table's own; 0: the table's
+// own quanta everywhere. scale multiplies every time.
+inline TsTimes ts_times(const TsTable& table, double quantum_ms, double scale, u32 q_first = 0,
+                        u32 q_last = kTsLevels - 1) {
   if (!(scale > 0)) throw std::invalid_argument("ts_time_scale: must be > 0");
   if (quantum_ms < 0) throw std::invalid_argument("quantum_ms: must be >= 0");
   const auto ns = [scale](double ms) { return static_cast<i64>(ms * scale * 1e6 + 0.5); };
   TsTimes t;
-  for (u32 level = 0; level < kTsLevels; ++level)
-    t.quantum_ns[level] = ns(quantum_ms > 0 ? quantum_ms : table[level].quantum_ms);
+  for (u32 level = 0; level < kTsLevels; ++level) {
+    const bool q_here = quantum_ms > 0 && level >= q_first && level <= q_last;
+    t.quantum_ns[level] = ns(q_here ? quantum_ms : table[level].quantum_ms);
+  }
   t.update_ns = ns(kTsUpdateMs);
   t.tick_ns = ns(kSolarisTickMs);
   if (t.tick_ns < 1) throw std::invalid_argument("ts_time_scale: the scaled clock tick is below 1 ns");
   return t;
+}
+
+inline TsTimes ts_times(const TsReading& reading, double quantum_ms, double scale) {
+  return ts_times(*reading.table, quantum_ms, scale, reading.q_first, reading.q_last);
 }
 
 }  // namespace dbrepro::sched

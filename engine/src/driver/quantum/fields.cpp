@@ -51,12 +51,13 @@ const char* latch_name(LatchKind kind) {
 // may run on.
 constexpr double kMiB = 1 << 20;
 
-const std::array<SessionsField, 16> kSessionsFields = {{
+const std::array<SessionsField, 20> kSessionsFields = {{
     {"scheduler", FieldType::kText, "", "engine, os_rr, os_fair, os_fair_q, os_ts",
      "engine (the engine's fiber scheduler), os_rr (SCHED_RR), os_fair (SCHED_OTHER), os_fair_q "
      "(SCHED_OTHER with the fair scheduler's base slice set to Q by the caller, dbrepro.quantum) or os_ts "
-     "(Solaris's time-sharing class emulated: the default ts_dptbl with Q in every level, sessions SCHED_FIFO "
-     "at their level's priority, a dispatcher thread above them; engine/src/sched/ts_linux.hpp)",
+     "(Solaris's time-sharing class emulated: the default ts_dptbl with Q in every level, or another reading "
+     "(ts_reading), sessions SCHED_FIFO at their level's priority, a dispatcher thread above them; "
+     "engine/src/sched/ts_linux.hpp)",
      [](SessionsRunConfig& c, const FieldValue& v) { c.scheduler = text_of("scheduler", v); },
      [](const SessionsRunConfig& c) { return FieldValue{c.scheduler}; }},
     {"workload", FieldType::kText, "", "cpu, memory",
@@ -142,6 +143,40 @@ const std::array<SessionsField, 16> kSessionsFields = {{
        c.ts.time_limit_s = limit;
      },
      [](const SessionsRunConfig& c) { return FieldValue{c.ts.time_limit_s}; }},
+    {"ts_reading", FieldType::kText, "", "all, low, fx, rt",
+     "os_ts: the reading of the article's 'the quantum was set to Q' (issue 55; engine/src/sched/ts_table.hpp's "
+     "kTsReadings): all (Q in every level of the default ts_dptbl), low (Q in levels 0-9 only), fx or rt (the FX or "
+     "RT class at one priority with quantum Q: round robin)",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       c.ts.reading = std::string(ts_reading(text_of("ts_reading", v)).name);
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{c.ts.reading}; }},
+    {"ts_entry_level", FieldType::kUnsigned, "", "0..59",
+     "os_ts: the level every session starts at (29: a thread entering the class; 58: a server process woken by its "
+     "statement, as the article's)",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const u32 level = unsigned_of<u32>("ts_entry_level", v);
+       if (level >= kTsLevels) throw std::invalid_argument("ts_entry_level: must be in 0..59");
+       c.ts.entry_level = level;
+     },
+     [](const SessionsRunConfig& c) { return integer(c.ts.entry_level); }},
+    {"ts_update_phase", FieldType::kFloat, "", "0..1",
+     "os_ts: when the first once-a-second update falls after the dispatcher's start, in update periods (0: drawn at "
+     "random for each run, recorded; 1: one whole period)",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const double phase = float_of("ts_update_phase", v);
+       if (!(phase >= 0 && phase <= 1)) throw std::invalid_argument("ts_update_phase: must be in 0..1");
+       c.ts.update_phase = phase;
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{c.ts.update_phase}; }},
+    {"start_gap_ms", FieldType::kFloat, "ms", ">= 0",
+     "os_ts: session k starts k times this after the first (the article's ms, before ts_time_scale; 0: all at once)",
+     [](SessionsRunConfig& c, const FieldValue& v) {
+       const double gap = float_of("start_gap_ms", v);
+       if (!(gap >= 0) || gap > 1e7) throw std::invalid_argument("start_gap_ms: must be >= 0 (and below 1e7)");
+       c.ts.start_gap_ms = gap;
+     },
+     [](const SessionsRunConfig& c) { return FieldValue{c.ts.start_gap_ms}; }},
 }};
 
 }  // namespace
@@ -154,7 +189,8 @@ void validate(const SessionsRunConfig& config) {
     throw std::invalid_argument("scheduler: invalid choice '" + config.scheduler +
                                 "' (allowed: engine, os_rr, os_fair, os_fair_q, os_ts)");
   validate(config.sessions);
-  if (config.scheduler == "os_ts") (void)ts_times(kDefaultTsTable, config.sessions.quantum_ms, config.ts.time_scale);
+  if (config.scheduler == "os_ts")
+    (void)ts_times(ts_reading(config.ts.reading), config.sessions.quantum_ms, config.ts.time_scale);
 }
 
 }  // namespace dbrepro::sched

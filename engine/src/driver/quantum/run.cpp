@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include <atomic>
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <latch>
 #include <memory>
 #include <optional>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -206,7 +208,15 @@ struct OsSession {
   const i64* t0;
   SessionStats* stats;
   TsSessionThread* ts;  // the TS dispatcher's view of this thread (os_ts), else null
+  i64 start_offset_ns;  // when it starts after the common start (os_ts's staggered starts; else 0)
 };
+
+// Sleeps (blocked, no CPU) until `ns` of the monotonic clock, SteadyClock's.
+void sleep_until_ns(i64 ns) {
+  const timespec at{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+  }
+}
 
 template <class Table>
 void* os_session_main(void* arg) {
@@ -217,6 +227,9 @@ void* os_session_main(void* arg) {
     if (s.ts) s.ts->finished.store(true, std::memory_order_release);
     return nullptr;
   }
+  // A staggered start: asleep until its turn, as the article's sessions waited for their logins.
+  if (s.start_offset_ns > 0) sleep_until_ns(*s.t0 + s.start_offset_ns);
+  s.stats->start_seconds = static_cast<double>(s.start_offset_ns) * 1e-9;
   // Read back while every session is running: the timeslice the kernel gives this thread.
   s.stats->effective_quantum_ms = rr_interval_ms();
   const Switches before = thread_switches();
@@ -257,14 +270,16 @@ struct FairPolicy {
 };
 
 // Solaris's TS class emulated (sched/ts_linux.hpp): sessions SCHED_FIFO at the
-// priority of the level they enter at, a dispatcher thread above them.
+// priority of the level they enter at, a dispatcher thread above them; the
+// class, its table and how the sessions start are data (TsClassRun).
 struct TimeSharingPolicy {
   static constexpr const char* kName = "os_ts";
   static constexpr int kPolicy = SCHED_FIFO;
   static constexpr bool kDispatcher = true;
-  static constexpr int priority() { return ts_rt_priority(kTsEntryLevel); }
-  TsTimes times;
-  i64 limit_ns;
+  int priority() const { return ts_rt_priority(run.entry_level); }
+  TsClassRun run;
+  i64 start_gap_ns = 0;  // session k starts k x this after the common start
+  double update_phase = 1.0;
 };
 
 // Thread attributes: placed (pinned to one CPU or free on all), with the policy set explicitly
@@ -298,13 +313,15 @@ struct TsDispatcherThread {
 
 void* ts_dispatcher_main(void* arg) {
   auto& d = *static_cast<TsDispatcherThread*>(arg);
-  d.stats = run_ts_dispatcher(d.sessions, d.policy->times, d.policy->limit_ns);
+  d.stats = run_ts_dispatcher(d.sessions, d.policy->run);
   return nullptr;
 }
 
-void record_dispatcher(SessionsResult& result, const TsDispatcherStats& stats, const TsTimes& times) {
-  result.dispatcher = {stats.cpu_seconds, stats.wall_seconds,  stats.ticks,       stats.late_ticks, stats.updates,
-                       stats.priority_sets, stats.preemptions, stats.timed_out, stats.priority_end};
+void record_dispatcher(SessionsResult& result, const TsDispatcherStats& stats, const TimeSharingPolicy& policy) {
+  const TsTimes& times = policy.run.times;
+  result.dispatcher = {stats.cpu_seconds,   stats.wall_seconds, stats.ticks,     stats.late_ticks,
+                       stats.updates,       stats.priority_sets, stats.preemptions, stats.timed_out,
+                       stats.priority_end,  policy.update_phase};
   for (size_t i = 0; i < result.sessions.size() && i < stats.threads.size(); ++i) {
     SessionStats& s = result.sessions[i];
     s.ts_expiries = stats.threads[i].expiries;
@@ -328,8 +345,11 @@ SessionsResult run_os(const SessionsConfig& config, const Policy& policy, Table*
   for (u32 s = 0; s < total; ++s) {
     result.sessions[s].session = s;
     result.sessions[s].cpu = cpu_of(s, config.cpus);
-    args[s] = {&config, table, &start, &abort, &t0, &result.sessions[s], Policy::kDispatcher ? &ts[s] : nullptr};
-    ThreadAttr attr(placement(config, result.sessions[s].cpu), Policy::kPolicy, Policy::priority());
+    i64 offset = 0;
+    if constexpr (Policy::kDispatcher) offset = static_cast<i64>(s) * policy.start_gap_ns;
+    args[s] = {&config, table,  &start, &abort, &t0, &result.sessions[s], Policy::kDispatcher ? &ts[s] : nullptr,
+               offset};
+    ThreadAttr attr(placement(config, result.sessions[s].cpu), Policy::kPolicy, policy.priority());
     pthread_t thread;
     const int code = ::pthread_create(&thread, &attr.attr, &os_session_main<Table>, &args[s]);
     if (code != 0) {
@@ -372,7 +392,7 @@ SessionsResult run_os(const SessionsConfig& config, const Policy& policy, Table*
         for (auto& s : ts) s.finished.store(true, std::memory_order_release);
       }
       ::pthread_join(dispatcher_thread, nullptr);
-      record_dispatcher(result, dispatcher.stats, policy.times);
+      record_dispatcher(result, dispatcher.stats, policy);
     }
   }
   for (pthread_t t : threads) ::pthread_join(t, nullptr);
@@ -397,11 +417,29 @@ SessionsResult run_os_scheduler(const SessionsConfig& config, OsPolicy policy) {
   return run_os_with(config, FairPolicy{});
 }
 
+// The update's phase: the given one, or (0) one drawn for this run, so that repeats sample it.
+double update_phase(double given) {
+  if (given > 0) return given;
+  std::random_device device;
+  // (0, 1]: the first update falls within the first period, never at the start itself.
+  return 1.0 - std::uniform_real_distribution<double>(0.0, 1.0)(device);
+}
+
 SessionsResult run_ts_scheduler(const SessionsConfig& config, const TsSettings& ts) {
   if (!(ts.time_scale > 0)) throw std::invalid_argument("ts_time_scale: must be > 0");
   if (!(ts.time_limit_s > 0)) throw std::invalid_argument("time_limit_s: must be > 0");
-  const TimeSharingPolicy policy{ts_times(kDefaultTsTable, config.quantum_ms, ts.time_scale),
-                                 static_cast<i64>(ts.time_limit_s * 1e9)};
+  if (ts.entry_level >= kTsLevels) throw std::invalid_argument("ts_entry_level: must be below 60");
+  if (!(ts.update_phase >= 0 && ts.update_phase <= 1)) throw std::invalid_argument("ts_update_phase: must be in 0..1");
+  if (!(ts.start_gap_ms >= 0)) throw std::invalid_argument("start_gap_ms: must be >= 0");
+  const TsReading& reading = ts_reading(ts.reading);
+  TimeSharingPolicy policy;
+  policy.run.table = reading.table;
+  policy.run.times = ts_times(reading, config.quantum_ms, ts.time_scale);
+  policy.run.entry_level = static_cast<u8>(ts.entry_level);
+  policy.update_phase = update_phase(ts.update_phase);
+  policy.run.first_update_ns = static_cast<i64>(policy.update_phase * static_cast<double>(policy.run.times.update_ns));
+  policy.run.limit_ns = static_cast<i64>(ts.time_limit_s * 1e9);
+  policy.start_gap_ns = static_cast<i64>(ts.start_gap_ms * ts.time_scale * 1e6 + 0.5);
   return run_os_with(config, policy);
 }
 
