@@ -186,7 +186,9 @@ def test_smoke_profile_end_to_end(smoke_run):
         findings = claims[claims["role"] == "finding"]
         found = [int((findings["reproduced"] == outcome).sum())
                  for outcome in ("yes", "no", "inconclusive", "not judged")]
-        assert f"| {study} | {len(findings)} | {found[0]} | {found[1]} | {found[2]} | {found[3]} |" in summary, summary
+        judged_here = len(findings) - found[3]  # the denominator: judged findings only (vd.tally)
+        assert (f"| {study} | {len(findings)} | {judged_here} | {found[0]} | {found[1]} | {found[2]} | {found[3]} |"
+                in summary), summary
         total += len(findings)
         not_judged += found[3]
         judged += found[0] + found[1]
@@ -196,9 +198,10 @@ def test_smoke_profile_end_to_end(smoke_run):
     assert (f" of {total - not_judged} judged findings of the originals reproduced**" in summary if judged else
             f"**This run judged none of the originals' {total} findings**" in summary), summary[:1500]
     # Criteria changes listed whole, or cut between words and said to be.
-    prefix = "- criteria change: "
-    changes = [line[len(prefix):] for line in summary.splitlines() if line.startswith(prefix)]
+    history = summary.split("## When the criteria were written")[1]  # the last section
+    changes = [line[2:] for line in history.splitlines() if line.startswith("- ")]
     assert changes and all(len(line) <= 160 for line in changes)
+    assert summary.index("| study | findings |") < summary.index("## When the criteria were written")
     assert "criteria files were first written at b25818b" in summary
     assert "profile: `smoke`" in summary and "commit: `" in summary and "foreign CPU" in summary
     assert (results / "summary.html").read_text().startswith("<!DOCTYPE html>")

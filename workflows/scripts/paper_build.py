@@ -98,12 +98,12 @@ def study_tex(results: Path, out: Path, entry: dict, left_out=frozenset()) -> tu
         pdf = path if path is not None else results / "figures" / study / f"{name}.pdf"
         lines.append(rf"\dbfigure{{{tex_path(pdf, out)}}}{{{escape(text)}}}")
     if not figures:
-        lines.append(rf"\notproduced{{figures of {escape(study)} (results/figures/{escape(study)}/)}}")
+        lines.append(rf"\notproduced{{figures of {escape(study)} ({escape(results.as_posix())}/figures/{escape(study)}/)}}")
     for name in tables:
         title = CLAIM_TABLES.get(name, f"Table {name}")
         lines.append(
             rf"\dbtable{{tables/{study}_{name}.tex}}{{{escape(title)} "
-            rf"(results/tables/{escape(study)}/{escape(name)}.csv).}}"
+            rf"({escape(results.as_posix())}/tables/{escape(study)}/{escape(name)}.csv).}}"
         )
     contents = {
         "figures": {name: path is not None for name, path in figures.items()},

@@ -9,7 +9,6 @@ Run by Snakemake (rule summary), or by hand:
     python workflows/scripts/summary.py RESULTS_DIR PROFILE OUT.md OUT.html
 """
 
-import html
 import json
 import math
 import sys
@@ -251,7 +250,7 @@ def spread_lines(results: Path) -> dict[str, str]:
         lines[study] = (f"cell spread: {int(cells['under_target'].sum())} of {len(cells)} paired cells have a "
                         f"within-repeat ratio CV under {run_spread.TARGET_CV_PCT:g}% (the largest "
                         f"{worst['ratio_cv_pct']:.1f}%: {worst['cell']}, {worst['arm']} / {worst['reference']}, "
-                        f"{worst['cell_length']}); `python workflows/scripts/run_spread.py {results.as_posix()}` lists every cell")
+                        f"{worst['cell_length']}); `.venv/bin/python workflows/scripts/run_spread.py {results.as_posix()}` lists every cell")
     return lines
 
 
@@ -347,12 +346,51 @@ def _at(findings: pd.DataFrame, setting: str) -> str:
 
 def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path], about: dict | None = None,
                      variation: str = "") -> str:
+    """The summary: the headline, the kind of machine and the per-study table first; what produced
+    the run; each study's numbers; the findings that depend on the machine; the criteria's history
+    last. Every count is vd.tally's (judged findings are the denominator)."""
     about = about or machine(results)
     foreign = foreign_cpu(results)
-    changes = criteria_changes()
-    lines = [
-        "# dbrepro: summary of this run", "",
-        *kind_lines(about),
+    table = ["| study | findings | judged | reproduced | no | inconclusive | not judged | at the original setting "
+             "| at a scaled setting | checks (yes / no / inconclusive) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    total_findings, total_checks = [], []
+    sections = []
+    spreads = spread_lines(results)
+
+    def table_row(name, findings, checks):
+        f, c = vd.tally(findings), vd.tally(checks)
+        return (f"| {name} | {f['total']} | {f['judged']} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
+                f"{f[vd.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
+                f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
+
+    for study, title in STUDIES.items():
+        path = claims_paths.get(study)
+        if path is None or not Path(path).is_file():
+            continue
+        findings, checks = vd.split_roles(pd.read_csv(path, keep_default_na=False))
+        total_findings.append(findings)
+        total_checks.append(checks)
+        table.append(table_row(study, findings, checks))
+        f, c = vd.tally(findings), vd.tally(checks)
+        sections += ["", f"## {title}", ""]
+        sections += [f"- {line}" for line in HEADLINES[study](results)]
+        sections += [f"- findings: {f['yes']} of {f['judged']} judged reproduced, {f['no']} no, {f['inconclusive']} "
+                     f"inconclusive, {f[vd.NOT_JUDGED]} not judged by this profile; checks: {c['yes']} yes, {c['no']} no, "
+                     f"{c['inconclusive']} inconclusive ({results.as_posix()}/tables/{study}/findings.csv, checks.csv, "
+                     "claims.md)"]
+        load = _foreign_load_line(results, study)
+        if load:
+            sections.append(f"- {load}")
+        if study in spreads:
+            sections.append(f"- {spreads[study]}")
+    top = ["# dbrepro: summary of this run", ""]
+    if total_findings:
+        findings, checks = pd.concat(total_findings), pd.concat(total_checks)
+        table.append(table_row("all", findings, checks))
+        top += [headline(findings, checks), ""]
+    top += [*kind_lines(about), "", *table, ""]
+    produced = [
         f"- profile: `{profile}`" + (f", varied: `{variation}` (this run's settings differ from the profile's, "
                                      "so its verdicts are not the profile's; where the profile had the "
                                      "original's setting, this run does not)" if variation else ""),
@@ -366,58 +404,25 @@ def summary_markdown(results: Path, profile: str, claims_paths: dict[str, Path],
         "",
         "The headline counts the original studies' findings only, each judged once, at the original's setting "
         "or at a stated smaller one (`scaled`: the original's is beyond this machine, so `no` there is not a "
-        "refutation of the original); our own hypotheses and mechanism checks are beside it, never added in. "
-        "`yes`: the paired 95% confidence interval over the repeats (timed) or the exact count lies inside the "
-        "criterion; `no`: outside; `inconclusive`: the interval straddles it, or there were fewer repeats than "
-        "the criterion needs. Where the profile takes extra looks at findings still open "
-        "(`workflows/claims/sequential.yaml`), every look's interval is a 100 (1 - alpha_per_look)% one, the 5% "
-        "split over the looks, and each claims.csv row says its look (`looks`, `alpha_per_look`).",
-        "",
-        f"When the criteria were written: the first claims were computed at {FIRST_RESULTS[0]} "
-        f"({FIRST_RESULTS[1]}) with thresholds in the scripts; the criteria files were first written at "
-        f"{CRITERIA_FIRST[0]} ({CRITERIA_FIRST[1]}), after those results, by people who had seen them. Each later "
-        "change is a commit of its own, listed here; `workflows/claims/HISTORY.md` says which were made before "
-        "the data they judge and what each flipped (E3's optimistic access was moved to a scan after it failed "
-        "on the join, 8f44b19; it is judged on the join again).",
-        "",
-        *[f"- criteria change: {line}" for line in changes],
-        "",
-        "| study | findings | reproduced | no | inconclusive | not judged | at the original setting "
-        "| at a scaled setting | checks (yes / no / inconclusive) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "refutation of the original); our own hypotheses and mechanism checks are beside it, never added in; a "
+        "finding this profile does not judge is counted apart, never in a denominator. `yes`: the rerun interval "
+        "(the repeats' paired within-run CI widened by the spread between runs of this kind of machine) or the "
+        "exact count lies inside the criterion; `no`: outside; `inconclusive`: the interval straddles it, or "
+        "there were fewer repeats than the criterion needs. Where the profile takes extra looks at findings "
+        "still open (`workflows/claims/sequential.yaml`), every look's interval is a 100 (1 - alpha_per_look)% "
+        "one, the 5% split over the looks, and each claims.csv row says its look (`looks`, `alpha_per_look`).",
     ]
-    total_findings, total_checks = [], []
-    sections = []
-    spreads = spread_lines(results)
-    for study, title in STUDIES.items():
-        path = claims_paths.get(study)
-        if path is None or not Path(path).is_file():
-            continue
-        findings, checks = vd.split_roles(pd.read_csv(path, keep_default_na=False))
-        total_findings.append(findings)
-        total_checks.append(checks)
-        f, c = vd.counts(findings), vd.counts(checks)
-        lines.append(f"| {study} | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
-                     f"{f[vd.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
-                     f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
-        sections += ["", f"## {title}", ""]
-        sections += [f"- {line}" for line in HEADLINES[study](results)]
-        sections += [f"- findings: {f['yes']} of {len(findings)} reproduced, {f['no']} no, {f['inconclusive']} "
-                     f"inconclusive, {f[vd.NOT_JUDGED]} not judged; checks: {c['yes']} yes, {c['no']} no, {c['inconclusive']} inconclusive "
-                     f"({results.as_posix()}/tables/{study}/findings.csv, checks.csv, claims.md)"]
-        load = _foreign_load_line(results, study)
-        if load:
-            sections.append(f"- {load}")
-        if study in spreads:
-            sections.append(f"- {spreads[study]}")
-    if total_findings:
-        findings, checks = pd.concat(total_findings), pd.concat(total_checks)
-        f, c = vd.counts(findings), vd.counts(checks)
-        lines.append(f"| all | {len(findings)} | {f['yes']} | {f['no']} | {f['inconclusive']} | "
-                     f"{f[vd.NOT_JUDGED]} | {_at(findings, 'original')} | {_at(findings, 'scaled')} | "
-                     f"{c['yes']} / {c['no']} / {c['inconclusive']} |")
-        lines[1:1] = ["", headline(findings, checks), ""]
-    return "\n".join(lines + sections + machine_dependent_lines(results, about)) + "\n"
+    history = [
+        "", "## When the criteria were written", "",
+        f"The first claims were computed at {FIRST_RESULTS[0]} ({FIRST_RESULTS[1]}) with thresholds in the "
+        f"scripts; the criteria files were first written at {CRITERIA_FIRST[0]} ({CRITERIA_FIRST[1]}), after those "
+        "results, by people who had seen them. Each later change is a commit of its own, listed here, newest first; "
+        "`workflows/claims/HISTORY.md` says which were made before the data they judge and what each flipped (E3's "
+        "optimistic access was moved to a scan after it failed on the join, 8f44b19; it is judged on the join "
+        "again).", "",
+        *[f"- {line}" for line in criteria_changes()],
+    ]
+    return "\n".join(top + produced + sections + machine_dependent_lines(results, about) + history) + "\n"
 
 
 def headline(findings: pd.DataFrame, checks: pd.DataFrame) -> str:
@@ -449,39 +454,13 @@ def headline(findings: pd.DataFrame, checks: pd.DataFrame) -> str:
 
 
 def markdown_to_html(text: str) -> str:
-    """The summary's few constructs (headings, bullets, one table, code) as a standalone HTML page."""
-    body, table = [], []
+    """The summary as a standalone HTML page, rendered by Python-Markdown (lists, tables, emphasis
+    and code as Markdown means them)."""
+    import markdown
 
-    def inline(s):
-        s = html.escape(s)
-        parts = s.split("`")
-        return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
-
-    def flush_table():
-        if table:
-            rows = [r for r in table if not set(r.replace("|", "").strip()) <= {"-"}]
-            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
-            body.append("<table>" + "".join(
-                "<tr>" + "".join(f"<{'th' if i == 0 else 'td'}>{inline(c)}</{'th' if i == 0 else 'td'}>" for c in row)
-                + "</tr>" for i, row in enumerate(cells)) + "</table>")
-            table.clear()
-
-    for line in text.splitlines():
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        flush_table()
-        if line.startswith("## "):
-            body.append(f"<h2>{inline(line[3:])}</h2>")
-        elif line.startswith("# "):
-            body.append(f"<h1>{inline(line[2:])}</h1>")
-        elif line.startswith("- "):
-            body.append(f"<li>{inline(line[2:])}</li>")
-        elif line.strip():
-            body.append(f"<p>{inline(line)}</p>")
-    flush_table()
-    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>dbrepro summary</title></head><body>"
-            + "\n".join(body) + "</body></html>\n")
+    body = markdown.markdown(text, extensions=["tables"], output_format="html")
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>dbrepro summary</title></head><body>\n"
+            + body + "\n</body></html>\n")
 
 
 def main(results_dir, profile, out_md, out_html, claims_paths: dict[str, str] | None = None,
