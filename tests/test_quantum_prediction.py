@@ -108,3 +108,86 @@ def test_ts_scale_scales_every_time():
     assert small.mean_s == pytest.approx(full.mean_s * 0.05, rel=1e-6)
     assert small.spread_s == pytest.approx(full.spread_s * 0.05, rel=1e-6, abs=1e-9)
     assert small.boosts == full.boosts and small.expiries == full.expiries
+
+
+# ---------------------------------------------------------------------------
+# The general simulation (quantum_prediction.simulate, issue 55): several CPUs,
+# the class's queues, the readings' tables, the article's start; against
+# schedules worked by hand (10 ms ticks).
+
+
+def _sim(reading, cpus, per_cpu, needs, quantum_ms=300, **kwargs):
+    from quantum_prediction import simulate, ts_dispatch_table
+
+    return simulate(ts_dispatch_table(reading, quantum_ms), cpus, per_cpu, max(needs), needs_s=needs, **kwargs)
+
+
+def test_one_priority_is_round_robin_on_one_cpu():
+    # FX (or RT) at one priority, A B C of 0.6 s: turns of 0.3 s, A B C A B C.
+    for reading, queues in (("fx", "pinned"), ("rt", "global")):
+        run = _sim(reading, 1, 3, [0.6] * 3, queues=queues)
+        assert run.own_s == pytest.approx((1.2, 1.5, 1.8)) and run.boosts == 0
+
+
+def test_one_queue_for_two_cpus_by_hand():
+    # A B C D (0.6, 0.6, 0.6, 0.01 s), one queue: A, B run 0-.3 and go behind C, D; C and D
+    # take the CPUs at .3, D is done at .31 and A takes its CPU (done .61); C goes back at .6
+    # behind B: B .6-.9, C .61-.91.
+    needs = [0.6, 0.6, 0.6, 0.01]
+    assert _sim("rt", 2, 2, needs, queues="global").own_s == pytest.approx((0.61, 0.9, 0.91, 0.31))
+    # Pinned (A, C on CPU 0; B, D on CPU 1): A .9, C 1.2; B .61, D .31.
+    assert _sim("fx", 2, 2, needs, queues="pinned").own_s == pytest.approx((0.9, 0.61, 1.2, 0.31))
+
+
+def test_an_idle_cpu_takes_work_from_the_other():
+    # Solaris's queue per CPU: A, C on CPU 0 and B, D on CPU 1 (each start goes to the idle or
+    # lowest CPU from its own); B and D are done by .2, so CPU 1 takes C from CPU 0's queue and
+    # runs it .2-.8. Pinned, C waits for A: .3-.9.
+    needs = [0.3, 0.1, 0.6, 0.1]
+    assert _sim("fx", 2, 2, needs, queues="per_cpu").own_s == pytest.approx((0.3, 0.1, 0.8, 0.2))
+    assert _sim("fx", 2, 2, needs, queues="pinned").own_s == pytest.approx((0.3, 0.1, 0.9, 0.2))
+
+
+def test_the_update_at_its_phase_by_hand():
+    # The hand-worked case above (A B C of 0.6 s, Q 0.3 s in every level) with the update at
+    # 0.5 s: A (at 19 since .3) and C (at 29) waited: raised to 51 and 52 above B, running at 29
+    # with 0.1 s of its quantum left, which they preempt: C .5-.8 (-> 42), A .8-1.1 done,
+    # C 1.1-1.4 done, B 1.4-1.5 (its quantum: -> 19) and 1.5-1.8 done.
+    from quantum_prediction import Start
+
+    run = _sim("all", 1, 3, [0.6] * 3, start=Start(update_phase=0.5))
+    assert run.own_s == pytest.approx((1.1, 1.8, 1.4))
+    assert run.boosts == pytest.approx(2 / 3)
+
+
+def test_staggered_starts_time_each_session_from_its_own():
+    # Q 0.1 s in every level, both sessions woken at 58: A (0.5 s) sinks 58 -> 48 -> 38 by .2,
+    # when B (0.3 s) starts at 58 and preempts it: B .2-.4 (-> 38, behind A), A .4-.5 (-> 28),
+    # B .5-.6 done, A .6-.8 done. B's own time: .6 - .2.
+    from quantum_prediction import Start
+
+    run = _sim("all", 1, 2, [0.5, 0.3], quantum_ms=100, start=Start(gap_s=0.2, entry_level=58))
+    assert run.starts_s == pytest.approx((0.0, 0.2))
+    assert run.own_s == pytest.approx((0.8, 0.4))
+    assert run.last_started_s == pytest.approx(0.4)
+    assert run.makespan_s == pytest.approx(0.8)
+
+
+def test_phase_draws_are_the_same_for_every_reading():
+    from quantum_prediction import over_phases, phase_draws
+
+    draws = phase_draws(3, 4, 0.001)
+    assert draws == phase_draws(3, 4, 0.001) and len(draws) == 3
+    assert all(0 < phase <= 1 and len(needs) == 4 for phase, needs in draws)
+    a = over_phases("fx", "pinned", 2, 2, 20, 0.5, start_gap_s=0.01, entry_level=58, need_jitter=0.001, phases=3)
+    b = over_phases("all", "pinned", 2, 2, 20, 0.5, start_gap_s=0.01, entry_level=58, need_jitter=0.001, phases=3)
+    assert [round(sum(r.own_s), 6) for r in a] != [round(sum(r.own_s), 6) for r in b]  # another table
+    assert len({r.own_s for r in a}) > 1  # the phases differ
+
+
+@pytest.mark.parametrize("bad", [dict(queues="lifo"), dict(cpus=0), dict(needs_s=[1.0])])
+def test_simulate_rejects_bad_values(bad):
+    from quantum_prediction import simulate, ts_dispatch_table
+
+    with pytest.raises(ValueError):
+        simulate(ts_dispatch_table("fx", 20), bad.pop("cpus", 1), 2, 1.0, **bad)
