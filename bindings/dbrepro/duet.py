@@ -340,9 +340,11 @@ def _run_arms(arms: Sequence[Arm], cpus: Sequence[int], together: bool, env: dic
                 echo(f"== {arm.cell} (cpu {cpu}, exit {code}) ==\n{text}")
                 # 1 with a record: a consistency check failed (the record says which); else the arm failed.
                 if code not in (0, 1) or not arm.out.is_file():
+                    # The arm's own one line, once: without its program's prefix, under the duet's.
                     last = (text.strip().splitlines() or [""])[-1]
-                    raise DuetError(f"{arm.cell}: exit status {code}, no record written: {last}" if code in (0, 1)
-                                    else f"{arm.cell}: exit status {code}: {last}")
+                    last = last.split(": error: ", 1)[1] if ": error: " in last else last
+                    raise DuetError(f"arm {arm.cell}: exit status {code}, no record written: {last}" if code in (0, 1)
+                                    else f"arm {arm.cell}: exit status {code}: {last}")
         except BaseException:
             _stop(started)
             raise
@@ -475,20 +477,25 @@ def _overlap(windows: Sequence[tuple[float, float] | None]) -> float | None:
 # Command line
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (no usage dump)
+        self.exit(2, f"{self.prog}: error: {message.removeprefix('argument ')}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dbrepro duet",
         description="Run two cells of one study at once, one pinned to each CPU (a duet), and "
                     "add the pair to both records. Exit status: the worse of the arms' (0 ok, 1 a "
                     "consistency check failed, records written), 2 bad arguments or an arm failed, 128+N "
                     "stopped by signal N (the arms stopped, no record kept).")
     parser.add_argument("study", choices=sorted(STUDY_OPTIONS), help="the cells' study (its run command)")
-    parser.add_argument("--repeat", type=int, required=True,
+    parser.add_argument("--repeat", type=int, required=True, metavar="R",
                         help="the repeat (from 1): arm A runs on the first CPU in odd repeats, the second in even")
     parser.add_argument("--settings", nargs=2, required=True, metavar="FILE.json",
                         help="the two arms' settings files (A, then B); each cell is named by its stem")
     parser.add_argument("--out", nargs=2, required=True, metavar="FILE.json", help="the two arms' records")
-    parser.add_argument("--cpus", nargs=2, type=int, default=None,
+    parser.add_argument("--cpus", nargs=2, type=int, default=None, metavar="CPU",
                         help="the two CPUs (default: the lowest two this process may use)")
     parser.add_argument("--layout", choices=LAYOUTS, default="split",
                         help="split: one arm pinned to each CPU; shared: both pinned to one CPU (the first in "

@@ -290,7 +290,7 @@ def _parser() -> argparse.ArgumentParser:
                                  formatter_class=DefaultsHelpFormatter)
     settings.add_options(runner, command_rows("run"))
     settings.add_settings_file(runner)
-    runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
+    runner.add_argument("--out", required=True, metavar="FILE.json", help="raw-run record (JSON) to write")
     cells = commands.add_parser(
         "cells", help="every policy at every pool fraction at one warehouse count: the database loaded once per "
                       "policy, each fraction run on a forked copy (E5's scale sweep)", description=described,
@@ -301,14 +301,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="the cells' pool fractions, each in (0, 1]")
     settings.add_options(cells, command_rows("cells"))
     settings.add_settings_file(cells)
-    cells.add_argument("--out", required=True,
+    cells.add_argument("--out", required=True, metavar="PATTERN.json",
                        help="each cell's record (JSON): a path with {policy}, {warehouses} and {percent}")
     tracer = commands.add_parser("trace", help="record the page reference string of a single-thread run",
                                  description=described, formatter_class=DefaultsHelpFormatter)
     settings.add_options(tracer, command_rows("trace"))
     settings.add_settings_file(tracer)
-    tracer.add_argument("--out", required=True, help="trace file to write")
-    tracer.add_argument("--record", default="", help="also write the run's record (JSON): database pages, warm-up references")
+    tracer.add_argument("--out", required=True, metavar="FILE", help="trace file to write")
+    tracer.add_argument("--record", default="", metavar="FILE.json", help="also write the run's record (JSON): database pages, warm-up references")
     parser.commands = {"run": runner, "cells": cells, "trace": tracer}
     return parser
 

@@ -409,15 +409,15 @@ def _parser() -> argparse.ArgumentParser:
     settings.add_settings_file(runner)
     parser.run_command = runner
     runner.add_argument(
-        "--index-fractions", type=_float_list, default=[1.0],
+        "--index-fractions", type=_float_list, default=[1.0], metavar="X[,X...]",
         help="with --buffer-bytes 0: the key buffer as a share of the index, each a cache size of the grid "
              "(1 = it fits; 0.5, 0.25: misses); range: each in (0, 1], none twice",
     )
     runner.add_argument(
-        "--grid", type=_grid_arg, action="append", default=[], dest="extra_grids",
+        "--grid", type=_grid_arg, action="append", default=[], dest="extra_grids", metavar="GRID",
         help="more cells after the grid, threads=LIST:points=LIST:index_fractions=LIST (may be repeated)",
     )
-    runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
+    runner.add_argument("--out", required=True, metavar="FILE.json", help="raw-run record (JSON) to write")
     return parser
 
 

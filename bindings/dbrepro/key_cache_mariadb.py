@@ -547,32 +547,32 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("tools", help="exit 0 if mariadbd, mariadb-install-db, mariadb and sysbench are installed")
     prep = commands.add_parser("prepare", help="a fresh datadir with sbtest1 loaded as MyISAM")
-    prep.add_argument("--datadir", required=True)
-    prep.add_argument("--rows", type=int, required=True)
-    prep.add_argument("--out", required=True, help="the table's description (JSON)")
+    prep.add_argument("--datadir", required=True, metavar="DIR")
+    prep.add_argument("--rows", type=int, required=True, metavar="N")
+    prep.add_argument("--out", required=True, metavar="FILE.json", help="the table's description (JSON)")
     runner = commands.add_parser("run", help="one repeat of the grid, segment settings interleaved per cell")
-    runner.add_argument("--datadir", required=True)
-    runner.add_argument("--table", required=True, help="the JSON `prepare` wrote")
-    runner.add_argument("--threads", type=_list_arg, default=[1, 4])
-    runner.add_argument("--points", type=_list_arg, default=[10])
-    runner.add_argument("--distributions", default="special",
+    runner.add_argument("--datadir", required=True, metavar="DIR")
+    runner.add_argument("--table", required=True, metavar="FILE.json", help="the JSON `prepare` wrote")
+    runner.add_argument("--threads", type=_list_arg, default=[1, 4], metavar="N[,N...]")
+    runner.add_argument("--points", type=_list_arg, default=[10], metavar="P[,P...]")
+    runner.add_argument("--distributions", default="special", metavar="NAME[,NAME]",
                         help="special (sysbench's default), uniform, or special,uniform: how each thread draws its "
                              "points in its slice of the keys, one cell each")
-    runner.add_argument("--segments", type=_list_arg, default=[0, 32, 64])
-    runner.add_argument("--seconds", type=int, default=2)
-    runner.add_argument("--warmup-seconds", type=int, default=1)
-    runner.add_argument("--key-buffer-bytes", type=int, default=0, help="0: the article's headroom over the index")
-    runner.add_argument("--seed", type=int, default=303, help="seed of every thread's points (the model's)")
-    runner.add_argument("--repeat", type=int, default=1, help="which repeat (rotates the segments' order)")
+    runner.add_argument("--segments", type=_list_arg, default=[0, 32, 64], metavar="N[,N...]")
+    runner.add_argument("--seconds", type=int, default=2, metavar="S")
+    runner.add_argument("--warmup-seconds", type=int, default=1, metavar="S")
+    runner.add_argument("--key-buffer-bytes", type=int, default=0, metavar="BYTES", help="0: the article's headroom over the index")
+    runner.add_argument("--seed", type=int, default=303, metavar="N", help="seed of every thread's points (the model's)")
+    runner.add_argument("--repeat", type=int, default=1, metavar="R", help="which repeat (rotates the segments' order)")
     runner.add_argument("--arms", choices=ARMS, default="fresh",
                         help="fresh: a server per arm, its segments set at start (the article's procedure); "
                              "switched: one server per repeat, SET GLOBAL key_cache_segments per arm")
     runner.add_argument("--account", action="store_true",
                         help="an accounting run, not timed: performance_schema's key cache mutex and data file "
                              "instruments on, read around each run")
-    runner.add_argument("--idle-probe-seconds", type=int, default=0,
+    runner.add_argument("--idle-probe-seconds", type=int, default=0, metavar="S",
                         help="before each measured run, the server's own CPU use over this many idle seconds")
-    runner.add_argument("--out", required=True, help="raw-run record (JSON) to write")
+    runner.add_argument("--out", required=True, metavar="FILE.json", help="raw-run record (JSON) to write")
     return parser
 
 

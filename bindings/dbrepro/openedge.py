@@ -203,7 +203,7 @@ def build_parser():
     parser = OneLineErrorParser(prog=PROG, description=__doc__, formatter_class=DefaultsHelpFormatter)
     settings.add_options(parser, config_fields())
     settings.add_settings_file(parser)
-    parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
+    parser.add_argument("--out", required=True, metavar="FILE.json", help="raw-run record to write (JSON)")
     parser.add_argument("--no-progress", dest="progress", action="store_false", default=None,
                         help="no progress line on stderr (default: shown when stderr is a terminal)")
     return parser

@@ -494,7 +494,7 @@ def build_parser():
     settings.add_settings_file(parser)
     parser.add_argument("--sizing", help="a sizing record (JSON, from size_sessions): its cpu_iterations or passes "
                         "for the workload (os_ts: its ts_ entry where it has one) replace --cpu-iterations / --passes")
-    parser.add_argument("--out", required=True, help="raw-run record to write (JSON)")
+    parser.add_argument("--out", required=True, metavar="FILE.json", help="raw-run record to write (JSON)")
     return parser
 
 
