@@ -101,9 +101,10 @@ def study_tex(results: Path, out: Path, entry: dict, left_out=frozenset()) -> tu
         lines.append(rf"\notproduced{{figures of {escape(study)} ({escape(results.as_posix())}/figures/{escape(study)}/)}}")
     for name in tables:
         title = CLAIM_TABLES.get(name, f"Table {name}")
+        # The path as \nolinkurl (hyperref): it breaks at its slashes, where a word of text could not.
         lines.append(
             rf"\dbtable{{tables/{study}_{name}.tex}}{{{escape(title)} "
-            rf"({escape(results.as_posix())}/tables/{escape(study)}/{escape(name)}.csv).}}"
+            rf"(\nolinkurl{{{results.as_posix()}/tables/{study}/{name}.csv}}).}}"
         )
     contents = {
         "figures": {name: path is not None for name, path in figures.items()},

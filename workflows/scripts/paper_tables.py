@@ -46,7 +46,8 @@ def claims_tex(claims: pd.DataFrame) -> str:
     if missing:
         raise ValueError(f"claims table lacks the columns {sorted(missing)}")
     lines = [
-        r"\begin{longtable}{@{}p{0.46\linewidth}p{0.18\linewidth}p{0.18\linewidth}l@{}}",
+        # The three wrapped columns leave the last (its widest word, "inconclusive" in italics) its width.
+        r"\begin{longtable}{@{}p{0.44\linewidth}p{0.17\linewidth}p{0.17\linewidth}l@{}}",
         r"\toprule claim & ours & theirs & reproduced \\ \midrule \endhead",
         r"\bottomrule \endfoot",
     ]
