@@ -133,10 +133,10 @@ def test_ts_table_puts_os_rr_beside_for_the_same_article_quantum():
     assert pd.isna(out.loc[(400.0, 1), "article_switches_per_s"])
 
 
-# -- the claims: judged under os_ts, each reason naming the counters ---------------------
+# -- the claims: os_ts's, each reason naming the counters ---------------------------------
 
 
-def test_findings_judge_os_ts_and_the_reason_names_the_counters():
+def test_os_ts_claims_name_the_counters_and_the_findings_judge_the_selected_reading():
     from dbrepro import verdicts as vd
     import quantum_claims
     from quantum_prediction import time_sharing
@@ -170,7 +170,9 @@ def test_findings_judge_os_ts_and_the_reason_names_the_counters():
                                    for q, s in zip(medians["quantum_ms"], medians["sessions_per_cpu"])]
     medians["predicted_spread_s"] = 0.0
     criteria = vd.load_criteria("quantum")
-    assert criteria.scope["scheduler"] == "os_ts"
+    assert criteria.scope["reading"] == "selected"  # issue 55: the reading readings.csv selects
+    assert quantum_claims.judged_scheduler(criteria.scope, "rt") == "os_ts_rt"
+    assert quantum_claims.judged_scheduler(criteria.scope, None) is None
     found = {f.claim_id: f for f in quantum_claims.scheduler_claims(medians, "os_ts", paper, criteria, repeats,
                                                                       "pinned")}
     assert set(found) == {"cpu_mean_drops", "spread_grows", "spread_over_q_constant"}
@@ -180,7 +182,7 @@ def test_findings_judge_os_ts_and_the_reason_names_the_counters():
     for finding in found.values():
         reason = vd.row_of(finding, "quantum")["reason"]
         assert "boosts/session 25.0 -> 20.0" in reason and "quanta expired/session 100.0 -> 5.0" in reason
-        assert "switches/s 400 -> 40" in reason and "the TS table's simulation" in reason
+        assert "switches/s 400 -> 40" in reason and "the TS table predicts" in reason
 
 
 def test_cli_takes_an_os_ts_session_length_from_the_sizing_records_ts_entry(python, tmp_path):

@@ -393,10 +393,13 @@ def switch_cost_seconds(fits: Sequence[dict[str, float]]) -> float | None:
 
 
 def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
-    """The run's figures from its per-session dicts (the engine's output)."""
+    """The run's figures from its per-session dicts (the engine's output). A session's time is
+    its own, from its start to its end, as the article's sqlplus timed each statement: the
+    wall time from the common start less its start (0 unless os_ts staggered the starts)."""
     sessions = raw["sessions"]
-    walls = [s["wall_seconds"] for s in sessions]
+    walls = [s["wall_seconds"] - s.get("start_seconds", 0.0) for s in sessions]
     cpu = [s["cpu_seconds"] for s in sessions]
+    first, last = walls.index(min(walls)), walls.index(max(walls))
     makespan = raw["makespan_seconds"]
     kernel_switches = sum(s["voluntary_switches"] + s["involuntary_switches"] for s in sessions)
     engine_switches = sum(s["engine_switches"] for s in sessions)
@@ -434,6 +437,11 @@ def summarize(raw: dict[str, Any], quantum_ms: float | None) -> dict[str, Any]:
         "kernel_switches_per_second": kernel_switches / makespan if makespan > 0 else 0.0,
         "engine_switches_per_second": engine_switches / makespan if makespan > 0 else 0.0,
         "results_agree": len({s["result"] for s in sessions}) == 1,
+        # The session started last (the article's one timed session), and the share of a CPU the first and
+        # the last to finish had over their own time (finishing order: equal shares under processor sharing).
+        "last_started_seconds": walls[max(range(len(sessions)), key=lambda i: (sessions[i].get("start_seconds", 0.0), i))],
+        "first_finisher_cpu_share": cpu[first] / walls[first] if walls[first] > 0 else None,
+        "last_finisher_cpu_share": cpu[last] / walls[last] if walls[last] > 0 else None,
         # os_ts (the TS dispatcher, engine/src/sched/ts_linux.hpp); 0 under the other schedulers.
         "ts_boosts": statistics.fmean(s.get("ts_boosts", 0) for s in sessions),
         "ts_expiries": statistics.fmean(s.get("ts_expiries", 0) for s in sessions),
@@ -463,14 +471,34 @@ def _dispatcher_figures(dispatcher: dict[str, Any] | None) -> dict[str, Any]:
         "dispatcher_preemptions": d.get("preemptions", 0),
         # Its own SCHED_FIFO priority at its end (90 unless something lowered it; 0 where none ran).
         "dispatcher_priority_end": d.get("priority_end", 0),
+        # When its first update fell, in update periods after its start (drawn per run where asked).
+        "update_phase": d.get("update_phase"),
     }
 
 
+def scheduler_label(config: dict[str, Any]) -> str:
+    """The scheduler as the workflow and its tables name it: the engine's, except os_ts run with a
+    reading or a start other than os_ts's until issue 55 (Q in every level, sessions at level 29 at
+    once, the update a period after the start), which is os_ts_<reading> (the workflow's os_ts_rt:
+    the rt reading with the article's start, dbrepro.quantum.article_start)."""
+    scheduler = config["scheduler"]
+    if scheduler != "os_ts":
+        return scheduler
+    from . import _engine
+
+    entry = int(_engine.ts_dispatch_table()["entry_level"])
+    reading = config.get("ts_reading", "all")
+    as_until_55 = (reading == "all" and not config.get("start_gap_ms") and config.get("ts_update_phase", 1.0) == 1.0
+                   and config.get("ts_entry_level", entry) == entry)
+    return scheduler if as_until_55 else f"os_ts_{reading}"
+
+
 def _quantum_rows(result: RunResult) -> list[dict[str, Any]]:
-    """One row per run: config and the run's scalar figures."""
+    """One row per run: config and the run's scalar figures; `scheduler` as scheduler_label names it."""
     scalars = {k: v for k, v in result.metrics.items() if v is None or isinstance(v, (int, float, bool, str))}
     kernel = result.metrics.get("kernel", {})
-    return [{**result.config, **scalars, "rr_timeslice_ms_effective": kernel.get("rr_timeslice_ms_effective"),
+    return [{**result.config, **scalars, "scheduler": scheduler_label(result.config),
+             "rr_timeslice_ms_effective": kernel.get("rr_timeslice_ms_effective"),
              **row_columns(result.metrics.get("host"))}]
 
 

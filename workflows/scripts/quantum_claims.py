@@ -16,6 +16,10 @@ mechanism each effect comes from, per scheduler and placement:
                    preemptions and latch waits per session fall);
   turn length      the spread of session times, (S - 1) Q under round robin.
 
+The findings judge one scheduler and placement (the criteria's `scope`): since issue 55 the
+reading of the article's "the quantum was set to Q" that readings.csv selects (os_ts_<reading>);
+every other scheduler's effects are notes beside them.
+
 A time claim is `yes` only when the work saved shows it too (its criterion's
 work_saved: CPU time per session, or any one of a list of measures such as
 latch waits per session), not from finishing order alone; a run table without the columns a claim's
@@ -28,14 +32,16 @@ Run by Snakemake (rule quantum_claims), or by hand:
 """
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from quantum_prediction import finishing_order_gain_pct, ts_dispatch_table
+from quantum_readings import selected_reading
 from script_common import load_paper
 
 from dbrepro import verdicts as vd
 from dbrepro.verdicts import ClaimResult
-from quantum_prediction import finishing_order_gain_pct
 
 
 def quanta(rows: pd.DataFrame) -> list[int]:
@@ -155,18 +161,30 @@ def counters(rows: pd.DataFrame, scheduler: str, short, long, spc) -> str:
     shown = [("switches/s", "scheduler_switches_per_second" if "scheduler_switches_per_second" in rows
               else "kernel_switches_per_second", "{:.0f}"),
              ("CPU s/session", "cpu_s_per_session", "{:.3f}")]
-    if scheduler == "os_ts":
+    if scheduler.startswith("os_ts"):
         shown += [("boosts/session", "ts_boosts", "{:.1f}"), ("quanta expired/session", "ts_expiries", "{:.1f}"),
                   ("dispatcher CPU ms/s", "dispatcher_cpu_ms_per_second", "{:.1f}")]
     if (rows["workload"] == "memory").all():
         shown += [("holder preemptions/session", "holder_preemptions", "{:.1f}"),
                   ("latch waits/session", "latch_waits", "{:.0f}")]
     shown += [("mean s", "mean_seconds", "{:.3f}"), ("predicted mean s", "predicted_mean_s", "{:.3f}"),
-              ("spread s", "delta_seconds", "{:.3f}"), ("predicted spread s", "predicted_spread_s", "{:.3f}")]
+              ("spread s", "delta_seconds", "{:.3f}"), ("predicted spread s", "predicted_spread_s", "{:.3f}"),
+              # finishing order as the counters show it: a CPU's share over their own time (1/S each under
+              # processor sharing), the first session to finish and the last
+              ("CPU share of the first finisher", "first_finisher_cpu_share", "{:.3f}"),
+              ("of the last", "last_finisher_cpu_share", "{:.3f}")]
     parts = [f"{label} {pair}" for label, column, fmt in shown
              if (pair := _pair(rows, short, long, spc, column, fmt)) is not None]
-    model = "the TS table's simulation" if scheduler == "os_ts" else "round robin"
-    return f"counters at {spc}/CPU, Q {short} -> {long} ms ({model} predicts): " + ", ".join(parts)
+    return f"counters at {spc}/CPU, Q {short} -> {long} ms ({model_of(scheduler)} predicts): " + ", ".join(parts)
+
+
+def model_of(scheduler: str) -> str:
+    """What runs.csv's prediction of a scheduler's rows simulates."""
+    if scheduler == "os_ts":
+        return "the TS table"
+    if scheduler.startswith("os_ts_"):
+        return f"the {scheduler.removeprefix('os_ts_')} reading"
+    return "round robin"
 
 
 def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: vd.Criteria,
@@ -226,7 +244,7 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
         outcome = _unmet(c, s) or vd.evaluate_medians(s.of("cpu", long, high, "delta_seconds"),
                                                       s.of("cpu", short, high, "delta_seconds"), c, context)
         p_short, p_long = (_column(cpu, q, high, "predicted_spread_s") for q in (short, long))
-        model = "the TS table" if scheduler == "os_ts" else "round robin"
+        model = model_of(scheduler)
         found.append(ClaimResult(c, f"{d_short:.3f} s at Q={short} -> {d_long:.3f} s at Q={long} ms, {high}/CPU"
                                     f"{vd.interval(outcome, 2, 'x')}", outcome, variant=variant, why=why,
                                  notes=[f"{variant}: {c.id}: the counters support: turn length ({model} "
@@ -253,10 +271,18 @@ def scheduler_claims(rows: pd.DataFrame, scheduler: str, paper: dict, criteria: 
     return found
 
 
-def scoped(runs: pd.DataFrame, scope: dict) -> tuple[str, str] | None:
-    """The (scheduler, placement) the findings judge: the criteria's scheduler at the first of its
-    placements the runs have."""
-    scheduler = scope.get("scheduler", "os_rr")
+def judged_scheduler(scope: dict, selected: str | None) -> str | None:
+    """The scheduler the findings judge: the criteria's, or (scope.reading: selected, issue 55)
+    os_ts_<the reading readings.csv selects>; None where it selects none."""
+    if scope.get("reading") == "selected":
+        return f"os_ts_{selected}" if selected else None
+    return scope.get("scheduler", "os_rr")
+
+
+def scoped(runs: pd.DataFrame, scope: dict, selected: str | None = None) -> tuple[str, str] | None:
+    """The (scheduler, placement) the findings judge: the criteria's scheduler (judged_scheduler) at
+    the first of its placements the runs have."""
+    scheduler = judged_scheduler(scope, selected)
     placements = scope.get("placement") or ["pinned", "unpinned"]
     have = set(map(tuple, runs[["scheduler", "placement"]].drop_duplicates().to_numpy()))
     return next(((scheduler, p) for p in placements if (scheduler, p) in have), None)
@@ -289,8 +315,9 @@ class Effect:
         q_eff = {q: _or(at(rows, q, spc, "effective_quantum_ms"), q) for q in (s, l_)}
         self.order = (finishing_order_gain_pct(spc, q_eff[s] / 1000, q_eff[l_] / 1000, alone)
                       if alone == alone and spc > 1 else 0.0)
-        if (rows["scheduler"] == "os_ts").all() and "predicted_mean_s" in rows:
-            # Under TS the finishing order is the table's, simulated (runs.csv's prediction, no switch cost).
+        if rows["scheduler"].astype(str).str.startswith("os_ts").all() and "predicted_mean_s" in rows:
+            # Under TS (or a reading) the finishing order is the table's, simulated (runs.csv's prediction,
+            # no switch cost).
             self.order = pct_drop(at(rows, s, spc, "predicted_mean_s"), at(rows, l_, spc, "predicted_mean_s"))
         self.work = pct_drop(at(rows, s, spc, "cpu_s_per_session"), at(rows, l_, spc, "cpu_s_per_session"))
         self.work_beyond_noise = at(rows, s, spc, "cpu_s_per_session_lo") > at(rows, l_, spc, "cpu_s_per_session_hi")
@@ -304,6 +331,9 @@ class Effect:
         self.preemptions = {q: _column(rows, q, spc, "holder_preemptions") for q in (s, l_)}
         self.latch_drop = pct_drop(self.latch_waits[s], self.latch_waits[l_])
         self.latch_beyond_noise = _column(rows, s, spc, "latch_waits_lo") > _column(rows, l_, spc, "latch_waits_hi")
+        # Finishing order as it happened: the CPU share of the first and the last session to finish.
+        self.shares = {q: (_column(rows, q, spc, "first_finisher_cpu_share"),
+                           _column(rows, q, spc, "last_finisher_cpu_share")) for q in (s, l_)}
 
     @property
     def work_saved(self) -> bool:
@@ -347,11 +377,15 @@ def mechanisms(runs: pd.DataFrame, attribution: dict) -> list[str]:
         if workload == "memory" and e.latch_waits[e.short] == e.latch_waits[e.short]:
             latch = (f"; latch waits per session {e.latch_waits[e.short]:.0f} -> {e.latch_waits[e.long]:.0f}, "
                      f"holder preemptions per session {e.preemptions[e.short]:.1f} -> {e.preemptions[e.long]:.1f}")
+        shares = ""
+        if all(v == v for pair in e.shares.values() for v in pair):
+            shares = ("; CPU share of the first and last finisher "
+                      + " -> ".join(f"{a:.3f}/{b:.3f}" for a, b in e.shares.values()))
         lines.append(
             f"- **{scheduler}, {placement}, {workload}, {high}/CPU**, Q {e.short} -> {e.long} ms: mean "
             f"{e.gain:+.2f}% shorter (finishing order predicts {e.order:+.2f}%); CPU time per session "
             f"{-e.work:+.2f}%; switches per session {e.switches[e.short]:.0f} -> {e.switches[e.long]:.0f}; "
-            f"refill per session {refill}{latch}; mechanism: {e.mechanism}.")
+            f"refill per session {refill}{latch}{shares}; mechanism: {e.mechanism}.")
     return lines
 
 
@@ -384,8 +418,32 @@ def per_repeat_runs(record_paths) -> pd.DataFrame | None:
     return rows
 
 
+def readings_path_of(readings_path, run_config) -> Path | None:
+    """readings.csv: the one given, else the run's own (results/<run>/tables/quantum/readings.csv)."""
+    if readings_path:
+        return Path(readings_path)
+    results = str((run_config or {}).get("results_dir") or "results").rstrip("/")
+    found = Path(results) / "tables" / "quantum" / "readings.csv"
+    return found if found.exists() else None
+
+
+def reading_note(readings: pd.DataFrame | None, scheduler: str | None) -> str:
+    """What the findings judge and why: the reading readings.csv selects, its distance from the
+    article and the next candidate's (issue 55)."""
+    if readings is None:
+        return "readings.csv not found: no reading selected"
+    candidates = readings[readings["candidate"].astype(bool)].groupby("reading").first()
+    ranked = candidates.sort_values("distance_s")
+    shown = ", ".join(f"{r} {d:.1f} s" for r, d in ranked["distance_s"].items())
+    chosen = selected_reading(readings)
+    what = next(iter(ts_dispatch_table(chosen)["reading"]["what"].split(";")), "") if chosen else ""
+    return (f"the findings judge {scheduler}: the reading {chosen} ({what}), the nearest of the candidates to "
+            f"the article's 5-per-CPU table (distance, sum of |median - article| of mean and spread over its "
+            f"quanta: {shown}; readings.csv)")
+
+
 def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_path=None,
-         run_config=None, context: vd.Context = vd.DEFAULT) -> pd.DataFrame:
+         run_config=None, context: vd.Context = vd.DEFAULT, readings_path=None) -> pd.DataFrame:
     runs = pd.read_csv(runs_path, dtype={"quantum_ms": str})
     paper = load_paper(paper_path)
     criteria = vd.load_criteria(criteria_path or "quantum", run_config)
@@ -393,26 +451,36 @@ def main(runs_path, paper_path, csv_path, md_path, record_paths=(), criteria_pat
     found, others = [], []
     if "placement" not in runs:
         runs = runs.assign(placement="pinned")
-    judged = scoped(runs, criteria.scope)
-    for (scheduler, placement), rows in runs.groupby(["scheduler", "placement"], sort=True):
-        if scheduler != "os_fair" and len(quanta(rows)) >= 2:
-            claims = scheduler_claims(rows, scheduler, paper, criteria, per_repeat, placement, context)
-            (found if (scheduler, placement) == judged else others).extend(claims)
+    where_readings = readings_path_of(readings_path, run_config)
+    readings = pd.read_csv(where_readings) if where_readings else None
+    selected = selected_reading(readings) if readings is not None else None
+    scheduler = judged_scheduler(criteria.scope, selected)
+    judged = scoped(runs, criteria.scope, selected)
+    for (name, placement), rows in runs.groupby(["scheduler", "placement"], sort=True):
+        if name != "os_fair" and len(quanta(rows)) >= 2:
+            claims = scheduler_claims(rows, name, paper, criteria, per_repeat, placement, context)
+            (found if (name, placement) == judged else others).extend(claims)
     if not found:  # the scope's scheduler was not run: each finding says so once
-        where = f"{criteria.scope.get('scheduler')} ({', '.join(criteria.scope.get('placement', []))})"
+        where = f"{scheduler or 'the selected reading (none: ' + str(where_readings) + ')'} " \
+                f"({', '.join(criteria.scope.get('placement', []))})"
         found = [ClaimResult(c, "not run", vd.inconclusive(f"the criteria judge {where}, which this profile did "
                                                            "not run with two quanta")) for c in criteria.claims.values()]
+    if criteria.scope.get("reading"):
+        found[0].notes.append(reading_note(readings, scheduler))
     for other in others:  # other schedulers: beside the findings, never judged as them
         o = other.outcome
+        judged_name = " ".join(judged) if judged else f"{scheduler}, not run here"
         found[0].notes.append(f"{other.text} ({o.reproduced}; not a finding, the criteria judge "
-                              f"{judged[0]} {judged[1]}): {other.ours}")
+                              f"{judged_name}): {other.ours}")
     effects_text = "\n".join([
         "## Which mechanism each effect comes from", "",
         "A longer quantum can shorten the mean session time by finishing order (turns long against a session "
         "let some finish early; no work is saved) or by saving work (fewer switches, less cache refill: less "
         "CPU time per session). runs.csv has the round-robin prediction of finishing order beside every point "
         "and the residual; the switch cost and refill per session come from an in-run regression of each unit "
-        "of work's CPU time on the switches inside it.", "", *mechanisms(runs, criteria.attribution)])
+        "of work's CPU time on the switches inside it; the CPU share of the first and the last session to "
+        "finish (CPU time over its own time) shows finishing order as it happened.", "",
+        *mechanisms(runs, criteria.attribution)])
     table = vd.write_claims(vd.judge_all(found, criteria, context), criteria, csv_path, md_path, context,
                             extra_markdown=effects_text, preamble=vd.load_account(context, per_repeat))
     print(f"{len(table)} claims -> {csv_path}", file=sys.stderr)
@@ -425,6 +493,7 @@ if "snakemake" in globals():
         i = snakemake.input  # noqa: F821
         main(i.runs, i.paper, snakemake.output.csv, snakemake.output.md,  # noqa: F821
              list(i.get("records", [])), i.criteria, snakemake.config,  # noqa: F821
-             context=vd.Context.from_params(snakemake.params))  # noqa: F821 (what this profile can judge)
+             context=vd.Context.from_params(snakemake.params),  # noqa: F821 (what this profile can judge)
+             readings_path=i.get("readings"))  # noqa: F821
 elif __name__ == "__main__":
     main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])

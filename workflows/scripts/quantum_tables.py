@@ -23,15 +23,24 @@ article's two tables with its numbers beside ours.
                  emulated; quantum_ms is the article's Q, acting times ts_time_scale) the TS
                  table's simulation, quantum_prediction.time_sharing, with the session's time alone,
                  and beside it predicted_boosts, predicted_expiries, predicted_switches_per_s and
-                 residual_spread_s. os_ts rows also have ts_boosts and ts_expiries (per session:
+                 residual_spread_s; os_ts_<reading> rows (issue 55: os_ts under another reading
+                 of the article's "the quantum was set to Q", with its start) that reading's
+                 simulation with the run's start and placement (pinned: a queue per CPU;
+                 unpinned: one queue), the median over PREDICTION_PHASES draws of the update's
+                 phase. os_ts rows also have ts_boosts and ts_expiries (per session:
                  raises to ts_lwait, quanta used up), their rates per second of the run, and the
-                 dispatcher's own CPU time per second (dispatcher_cpu_ms_per_second).
+                 dispatcher's own CPU time per second (dispatcher_cpu_ms_per_second). Every
+                 session's time is its own, from its start (staggered under os_ts_<reading>);
+                 last_started_seconds is the session started last (the article's one timed
+                 session), first_finisher_cpu_share and last_finisher_cpu_share the share of a
+                 CPU the first and the last to finish had over their own time.
   workload1.csv  the article's workload-1 table: one row per scheduler, placement and measure,
                  ours per Q and the article's per Q (ours mapped to the article's quantum of the
                  nearest fraction of the longest; sessions per CPU as the article's 5, or nearest)
   workload2.csv  the article's workload-2 table: mean session time per sessions per CPU at the
                  shortest and longest Q we ran (the article's 20 and 400 ms), and the gain
-  ts.csv         os_ts beside os_rr, cell by cell (workload, placement, sessions per CPU, the
+  ts.csv         os_ts (and os_ts_<reading>, its `scheduler`) beside os_rr, cell by cell (workload,
+                 placement, sessions per CPU, the
                  article's Q; os_rr at the Q that stands for it, where one does): mean, spread,
                  boosts, quanta expired, switches per second, each scheduler's prediction and
                  residual, the dispatcher's cost, and the article's numbers where it has them;
@@ -48,7 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 from script_common import load_paper, undisturbed, with_disturbed_cells
-from quantum_prediction import round_robin, time_sharing
+from quantum_prediction import over_phases, round_robin, time_sharing
 
 from dbrepro.host_load import row_columns
 from dbrepro.records import load_result
@@ -58,9 +67,13 @@ MEASURES = ["mean_seconds", "min_seconds", "max_seconds", "delta_seconds", "make
             "switch_cost_us", "refill_s_per_session", "effective_quantum_ms", "kernel_switches_per_second",
             "engine_switches_per_second", "latch_acquisitions", "latch_waits", "latch_wait_ms", "holder_preemptions",
             "ts_boosts", "ts_expiries", "ts_boosts_per_second", "ts_expiries_per_second",
-            "dispatcher_cpu_ms_per_second", "dispatcher_preemptions", "scheduler_switches_per_second", "ts_time_scale"]
+            "dispatcher_cpu_ms_per_second", "dispatcher_preemptions", "scheduler_switches_per_second", "ts_time_scale",
+            "last_started_seconds", "first_finisher_cpu_share", "last_finisher_cpu_share", "start_gap_ms",
+            "ts_entry_level"]
 SPREAD_OVER_REPEATS = ["mean_seconds", "cpu_s_per_session", "latch_waits"]
 KEYS = ["scheduler", "placement", "workload", "quantum_ms", "sessions_per_cpu", "sessions"]
+PREDICTION_PHASES = 8  # draws of the update's phase for an os_ts_<reading> row's prediction
+TS_PREFIX = "os_ts_"
 CONFIG = ["scheduler", "placement", "workload", "quantum_ms"]
 
 
@@ -110,6 +123,9 @@ def add_prediction(table: pd.DataFrame) -> pd.DataFrame:
             # Solaris's table simulated: Q in every level, every time (and so the tick) scaled.
             ts = time_sharing(spc, float(row["quantum_ms"]) / 1000, session, scale=float(row["ts_time_scale"]))
             mean, spread = ts.mean_s, ts.spread_s
+        elif str(row["scheduler"]).startswith(TS_PREFIX):
+            ts = reading_prediction(row, session)
+            mean, spread = ts.mean_s, ts.spread_s
         elif row["scheduler"] == "os_fair" or not row["effective_quantum_ms"] > 0:
             mean, spread = spc * session, 0.0  # the fair scheduler's ideal: processor sharing
         else:
@@ -128,6 +144,26 @@ def add_prediction(table: pd.DataFrame) -> pd.DataFrame:
     for column, values in ts_columns.items():
         table[column] = pd.to_numeric(pd.Series(values, index=table.index), errors="coerce")
     return table
+
+
+def reading_prediction(row, session_s: float):
+    """An os_ts_<reading> row's simulation: the reading's table on the run's CPUs (2: the article's and
+    ours) with the run's start (its gap and level), pinned as a queue per CPU or unpinned as one queue,
+    the median over PREDICTION_PHASES draws of the update's phase (each session's CPU need as
+    measured: no jitter added)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    runs = over_phases(str(row["scheduler"]).removeprefix(TS_PREFIX),
+                       "pinned" if row["placement"] == "pinned" else "global",
+                       int(row["sessions"]) // int(row["sessions_per_cpu"]), int(row["sessions_per_cpu"]),
+                       float(row["quantum_ms"]), session_s, start_gap_s=float(row["start_gap_ms"]) / 1000,
+                       entry_level=int(row["ts_entry_level"]), need_jitter=0.0, phases=PREDICTION_PHASES,
+                       scale=float(row["ts_time_scale"]))
+    median = {name: float(np.median([getattr(r, name) for r in runs]))
+              for name in ("mean_s", "spread_s", "boosts", "expiries", "switches_per_s")}
+    return SimpleNamespace(**median)
 
 
 def _order_key(value):
@@ -182,7 +218,7 @@ def workload1_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
                     column = "engine_switches_per_second" if scheduler == "engine" else "scheduler_switches_per_second"
                 aq = article_quantum(q, ours_q, article["quanta_ms"])
                 # os_ts runs at the article's Q (times its ts_time_scale): its columns say so.
-                label = f"Q={q} ms x scale" if scheduler == "os_ts" else f"Q={q} ms"
+                label = f"Q={q} ms x scale" if scheduler.startswith("os_ts") else f"Q={q} ms"
                 row[f"{label} ours (article {aq} ms)"] = by_q[column].get(q) if column in by_q else None
             for aq in article["quanta_ms"]:
                 row[f"Q={aq} ms article"] = article[theirs].get(aq) if theirs else None
@@ -229,14 +265,14 @@ TS_ONLY = {"boosts": "ts_boosts", "quanta_expired": "ts_expiries", "predicted_bo
 
 def ts_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
     """os_ts beside os_rr for the same cells (see the module's docstring)."""
-    ts = runs[runs["scheduler"] == "os_ts"]
+    ts = runs[runs["scheduler"].astype(str).str.startswith("os_ts")]
     rr = runs[runs["scheduler"] == "os_rr"]
     article = paper["workload1"]
     rows = []
     for _, t in ts.iterrows():
         aq = float(t["quantum_ms"])
-        row = {"workload": t["workload"], "placement": t["placement"], "sessions_per_cpu": t["sessions_per_cpu"],
-               "article_quantum_ms": aq}
+        row = {"scheduler": t["scheduler"], "workload": t["workload"], "placement": t["placement"],
+               "sessions_per_cpu": t["sessions_per_cpu"], "article_quantum_ms": aq}
         row.update({f"ts_{name}": t[column] for name, column in {**TS_SIDE, **TS_ONLY}.items() if column in t})
         same = rr[(rr["workload"] == t["workload"]) & (rr["placement"] == t["placement"])
                   & (rr["sessions_per_cpu"] == t["sessions_per_cpu"])]
@@ -255,7 +291,7 @@ def ts_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
         # Our seconds are 1/scale of the article's: its switches per second at our times.
         row["ts_switches_per_article_s"] = row.get("ts_switches_per_s", float("nan")) * float(t["ts_time_scale"])
         rows.append(row)
-    return pd.DataFrame(rows, columns=None if rows else ["workload", "placement", "sessions_per_cpu",
+    return pd.DataFrame(rows, columns=None if rows else ["scheduler", "workload", "placement", "sessions_per_cpu",
                                                          "article_quantum_ms"])
 
 
