@@ -5,11 +5,14 @@ quantum, and the time a longer quantum saves beside the article's.
         workflows/data/quantum_paper.yaml out.png out.pdf
 
 One row per workload. Its panels: one per scheduler and placement the run
-used (Solaris's TS class emulated, at the article's Q; SCHED_RR; the engine's
-fibers; the fair scheduler alone where it is the only one), points the medians
+used (Solaris's TS class emulated, at the article's Q; os_ts_<reading>, the
+same dispatcher under another reading of the article's "the quantum was set
+to Q" with its start, issue 55; SCHED_RR; the engine's fibers; the fair
+scheduler alone where it is the only one), points the medians
 over repeats, bars the sessions' min to max, a dotted line of the same colour
 the prediction (runs.csv predicted_mean_s: round robin's finishing order, for
-os_ts the TS table's simulation); os_fair (the fair scheduler, no Q), where
+os_ts the TS table's simulation, for os_ts_<reading> that reading's); os_fair
+(the fair scheduler, no Q), where
 run, drawn in every panel of its workload and placement as a dashed grey
 reference. The row's last panel: the mean session time the longest Q saves
 over the shortest, in %, per sessions per CPU, ours per scheduler and
@@ -64,12 +67,25 @@ def our_gains(rows: pd.DataFrame) -> pd.Series:
     return (100.0 * (short - long) / short).dropna().sort_index()
 
 
+def scheduler_title(scheduler: str) -> str:
+    """A panel's name for a scheduler: os_ts_<reading> by the reading's Solaris class (issue 55)."""
+    if scheduler.startswith("os_ts_"):
+        from dbrepro import _engine
+
+        reading = scheduler.removeprefix("os_ts_")
+        klass = {r["name"]: r["class"] for r in _engine.ts_dispatch_table()["readings"]}.get(reading, "?")
+        return f"Solaris {klass} ({reading} reading, emulated)"
+    return SCHEDULER_TITLES.get(scheduler, scheduler)
+
+
 def plot(table: pd.DataFrame, paper: dict | None = None):
     table = table.assign(quantum_ms=table["quantum_ms"].astype(str))
     if "placement" not in table:
         table = table.assign(placement="pinned")
     workloads = sorted(table["workload"].unique())
-    schedulers = [s for s in ("os_ts", "engine", "os_rr", "os_fair_q") if s in set(table["scheduler"])] or ["os_fair"]
+    ran = set(table["scheduler"].astype(str))
+    readings = sorted(s for s in ran if s.startswith("os_ts_"))
+    schedulers = [s for s in ("os_ts", *readings, "engine", "os_rr", "os_fair_q") if s in ran] or ["os_fair"]
     panels = [(s, p) for s in schedulers for p in ("pinned", "unpinned")
               if len(table[(table["scheduler"] == s) & (table["placement"] == p)])]
     with_gains = paper is not None and schedulers != ["os_fair"]
@@ -96,7 +112,7 @@ def plot(table: pd.DataFrame, paper: dict | None = None):
                 fair = fair.sort_values("sessions_per_cpu")
                 ax.plot(fair["sessions_per_cpu"], fair["mean_seconds"], "--", color="grey",
                         label=style.model("OS fair scheduler"))
-            ax.set_title(f"{SCHEDULER_TITLES.get(scheduler, scheduler)}, {placement}\n"
+            ax.set_title(f"{scheduler_title(scheduler)}, {placement}\n"
                          f"{WORKLOAD_TITLES.get(workload, workload)}", fontsize="medium")
             if r == len(workloads) - 1:  # one axis label per column keeps rows apart
                 ax.set_xlabel("sessions per CPU")
@@ -128,7 +144,7 @@ def gains_panel(ax, table: pd.DataFrame, paper: dict, workload: str, panels) -> 
         gains = our_gains(rows)
         ticks.update(int(s) for s in gains.index)
         ax.plot(gains.index, gains.to_numpy(), marker="o",
-                label=style.model(f"{SCHEDULER_TITLES.get(scheduler, scheduler)}, {placement}, "
+                label=style.model(f"{scheduler_title(scheduler)}, {placement}, "
                                   f"{quanta[0]:g} -> {quanta[-1]:g} ms"))
     theirs, quanta = article_gains(paper, workload)
     if theirs:
