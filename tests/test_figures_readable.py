@@ -36,7 +36,8 @@ PROFILES = docs_paths.PROFILES
 SLACK = 1.0  # pixels (at the figure's 100 dpi): extents that only touch do not overlap
 # How a caption names each of E4's schedulers (config/schema: quantum.schedulers).
 SCHEDULER_WORDS = {
-    "os_ts": r"Solaris",
+    "os_ts": r"Solaris's time-sharing class|Solaris TS",
+    "os_ts_rt": r"RT class",
     "engine": r"fiber",
     "os_rr": r"SCHED_RR",
     "os_fair": r"fair scheduler(?! with its base slice)",

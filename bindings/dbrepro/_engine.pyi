@@ -95,9 +95,11 @@ def quantum_config(**settings: Any) -> dict[str, Any]:
 def quantum_config_fields() -> list[dict[str, Any]]:
     """The settings of E4's session runs: name, type, unit, range, default, help, required."""
 
-def ts_dispatch_table() -> dict[str, Any]:
-    """Solaris's default TS dispatch table as os_ts uses it (engine/src/sched/ts_table.hpp): levels
-    (quantum_ms, tqexp, slpret, maxwait_s, lwait), tick_ms, update_ms, entry_level."""
+def ts_dispatch_table(reading: str = "all", quantum_ms: float = 0.0) -> dict[str, Any]:
+    """A reading's dispatch table as os_ts uses it (engine/src/sched/ts_table.hpp; the default
+    ts_dptbl for TS, FX or RT at one priority): levels (quantum_ms with Q put where the reading
+    puts it, 0: the table's own; tqexp, slpret, maxwait_s, lwait), tick_ms, update_ms,
+    entry_level, woken_level, reading (this one) and readings (every one)."""
 
 def available_cpus() -> list[int]:
     """CPUs in this process's affinity mask."""
