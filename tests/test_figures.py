@@ -105,8 +105,10 @@ def test_a_figure_without_data_is_left_out_and_named(parsed, name, left_out, dra
     assert [line for line in lines if line.startswith(f"key_cache/{left_out}: not drawn")
             and line.endswith("drawn by " + ", ".join(drawn_by))]
     caption = jinja2.Template((REPO / "workflows" / "report" / "summary.rst").read_text()).render(
-        snakemake=SimpleNamespace(params=SimpleNamespace(figures_left_out=lines)))
+        snakemake=SimpleNamespace(params=SimpleNamespace(figures_left_out=lines),
+                                  config={"results_dir": f"results/{name}"}))
     assert f"key_cache/{left_out}: not drawn" in caption
+    assert f"(results/{name}/summary.md)" in caption  # the run's own summary, not results/summary.md
 
 
 @pytest.mark.parametrize("name", ["smoke", "quick"])
