@@ -81,6 +81,7 @@ def test_a_run_takes_its_own_kinds_spread_else_the_stated_default():
     assert spread["tau"] == 2.0 and "largest same-kind spread" in where and "of B" in where
     spread, where = judge.spread_for(ESTIMATE, "new kind", "m2")
     assert spread["tau"] == 2.0
+    assert judge.spread_for(ESTIMATE, "A", "m3") == (None, "")  # estimated over another method's runs
     pooled = {"criterion_sha": "x", "tau": 1.0, "runs": 9, "source": "f.csv"}  # the file before issue 52
     assert judge.spread_for(pooled, "A", "m2") == (pooled, "9 runs, f.csv")
 

@@ -185,9 +185,12 @@ def spread_for(estimate: dict, kind: str, method: str) -> tuple[dict | None, str
     """The between-run spread a run of `kind` is widened by, and where it comes from: its own kind's,
     estimated from at least two committed runs of that kind and the study's current method; else
     the stated default, the largest same-kind spread any kind has for the claim; never the spread
-    across kinds. (An estimate pooled over every kind, the file's form before issue 52: as it is.)"""
+    across kinds; none where the estimate is of another method. (An estimate pooled over every kind,
+    the file's form before issue 52: as it is.)"""
     if "kinds" not in estimate:
         return estimate, f"{estimate['runs']} runs, {estimate.get('source', BETWEEN_RUNS_FILE)}"
+    if estimate.get("method") not in (None, method):
+        return None, ""  # runs of another method (methods.yaml) say nothing of this one's spread
     own = (estimate.get("kinds") or {}).get(kind)
     if own is not None and int(own["runs"]) >= 2:
         return own, f"this kind's: {own['runs']} committed runs of {kind}, method {method}"
