@@ -208,4 +208,12 @@ def pytest_xdist_make_scheduler(config, log):
                     self._last.update(json.loads(path.read_text()))
             return "run-last" if nodeid in self._last else super()._split_scope(nodeid)
 
+        def _assign_work_unit(self, node):
+            # xdist queues the units by their number of tests (--loadscope-reorder, its
+            # default), which put the run-last unit early: its worker then waited about
+            # 110 s for the smoke run while the other one held the rest of the suite.
+            if "run-last" in self.workqueue:
+                self.workqueue.move_to_end("run-last")
+            super()._assign_work_unit(node)
+
     return RunLastScheduling(config, log)
