@@ -93,3 +93,13 @@ def test_make_help_and_the_readme_name_the_same_paper_path():
     paper_line = next(line for line in shown.stdout.splitlines() if line.startswith("make paper"))
     assert "results/<run>/paper/paper.pdf" in paper_line, paper_line
     assert "`results/<run>/paper/paper.pdf`" in (repo / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readmes_first_screen_has_short_cells():
+    """Issue 54: the README's first 25 lines hold no table cell over 200 characters
+    (details go under "How long" and the per-study pages)."""
+    repo = SCRIPT.parents[2]
+    first = (repo / "README.md").read_text(encoding="utf-8").splitlines()[:25]
+    cells = [cell.strip() for line in first if line.startswith("|") for cell in line.strip("|").split("|")]
+    assert cells, "no table on the README's first screen"
+    assert not [cell for cell in cells if len(cell) > 200], [cell for cell in cells if len(cell) > 200]
