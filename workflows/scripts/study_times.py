@@ -27,9 +27,7 @@ from pathlib import Path
 
 from dbrepro import workflow_log
 # One reading of Snakemake's log (dbrepro.workflow_log), checkpoints' jobs (makeups, looks) included.
-from dbrepro.workflow_log import _FINISHED, _JOBID, _STAMP, _START, SHARED
-
-_WILDCARDS = re.compile(r"^\s+wildcards: .*\bstudy=(\w+)")
+from dbrepro.workflow_log import SHARED, WorkflowLog
 
 
 def group_of(rule: str) -> str:
@@ -41,33 +39,10 @@ def group_of(rule: str) -> str:
 def jobs_from_log(lines) -> list[tuple[str, datetime, datetime]]:
     """(rule, start, end) for every job the log shows finished; a job of a
     rule shared by the studies (claims, figure) is named by its `study` wildcard."""
-    stamp = None
-    pending_rule = None  # a job's header seen, its jobid not yet
-    last_started = None  # the jobid of the last job header, for its wildcards line
-    started: dict[str, tuple[str, datetime]] = {}
-    jobs = []
-    for raw in lines:
-        line = raw.rstrip("\n")
-        if m := _STAMP.match(line):
-            stamp = datetime.strptime(" ".join(m.group(1).split()), "%a %b %d %H:%M:%S %Y")
-            continue
-        if m := _START.match(line):
-            pending_rule = (m.group(1), stamp)
-            continue
-        if pending_rule and (m := _JOBID.match(line)):
-            started[m.group(1)] = pending_rule
-            last_started = m.group(1)
-            pending_rule = None
-            continue
-        if last_started in started and (m := _WILDCARDS.match(line)):
-            rule, begun = started[last_started]
-            started[last_started] = (f"{m.group(1)}_{rule}", begun)
-            continue
-        if m := _FINISHED.match(line):
-            begun = started.pop(m.group(1), None)
-            if begun and begun[1] and stamp:
-                jobs.append((begun[0], begun[1], stamp))
-    return jobs
+    log = WorkflowLog()
+    for line in lines:
+        log.feed(line)
+    return [(job.study or job.rule, job.start, job.end) for job in log.finished if job.start and job.end]
 
 
 def union_seconds(intervals) -> float:
