@@ -93,15 +93,11 @@ def test_a_committed_summary_names_paths_that_exist(summary):
             if not docs_paths.is_path(word):
                 continue
             rest = docs_paths.run_relative(word)
-            if re.fullmatch(r"results/[\w.+=,-]+/?", word):
-                continue  # the run's folder itself
-            if rest == word:
-                continue  # tables/key_cache/mutex_account.csv: named below a run's folder
-            if word.startswith("results/"):
-                if rest is None:
-                    problems.append(f"{word}: not below a run's folder (results/<run>/...)")
-                elif rest and rest.split("/")[0] not in (*docs_paths.RUN_PARTS, "machine.json"):
-                    problems.append(f"{word}: {rest.split('/')[0]} is no part of a run's folder")
-            elif not (docs_paths.exists_under(REPO, word) or docs_paths.exists_under(REPO / "engine" / "src", word)):
-                problems.append(f"{word}: no such file or folder in the repository")
+            if rest is None:  # a repository path
+                problems.append(docs_paths.check_path(word, REPO / "no-run"))
+            elif word.startswith("results/") and not docs_paths.RUN_FOLDER.match(word):
+                part = rest.split("/")[0]
+                if rest == word or part not in (*docs_paths.RUN_PARTS, "machine.json"):
+                    problems.append(f"{word}: {part} is no part of a run's folder (results/<run>/...)")
+    problems = [why for why in problems if why]
     assert not problems, "\n".join(problems)
