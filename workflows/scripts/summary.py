@@ -255,29 +255,72 @@ def spread_lines(results: Path) -> dict[str, str]:
 
 
 # What each study's own counters say of a finding that depends on the machine (this run's tables).
-def _key_cache_account(results: Path) -> str:
-    """E2: this run's mutex account per query at its most threads (the untimed instrumented run)."""
-    account = _read(results, "key_cache", "mutex_account")
-    if account is None or account.empty:
-        return ""
-    rows = account[account["source"] == "mariadb"]
+def _most_threads_p10_special(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of E2's headline cell: the most threads, P=10 (or the least P), special points."""
     rows = rows[rows["threads"] == rows["threads"].max()]
     if "points" in rows:
         rows = rows[rows["points"] == (10 if 10 in set(rows["points"]) else rows["points"].min())]
     if "distribution" in rows and "special" in set(rows["distribution"]):
         rows = rows[rows["distribution"] == "special"]
+    return rows
+
+
+def _key_cache_timed_costs(results: Path, context_switch_ns: float | None) -> str:
+    """E2: what the real server spent per query in this run's timed arms at its most threads
+    (mariadb_throughput.csv: server CPU and context switches read from /proc around each timed
+    window, performance_schema off), and what the switches the segments saved are worth at this
+    machine's measured context switch (machine.json)."""
+    table = _read(results, "key_cache", "mariadb_throughput")
+    if table is None or table.empty or "server_cpu_us_per_query" not in table:
+        return ""
+    rows = _most_threads_p10_special(table).sort_values("segments")
     if rows.empty:
         return ""
+    cells = "; ".join(f"{int(r.segments)} segments: {_fmt(r.qps_median)} q/s, server CPU "
+                      f"{_fmt(r.server_cpu_us_per_query, 1)} us, {_fmt(r.voluntary_switches_per_query, 2)} voluntary "
+                      f"and {_fmt(r.involuntary_switches_per_query, 2)} involuntary switches per query"
+                      for r in rows.itertuples())
+    text = (f"this run's timed arms at {int(rows['threads'].iloc[0])} threads (`{results.as_posix()}/tables/"
+            f"key_cache/mariadb_throughput.csv`, medians over the repeats, performance_schema off): {cells}")
+    off, most = rows.iloc[0], rows.iloc[-1]
+    if context_switch_ns and int(off["segments"]) == 0 and len(rows) > 1:
+        switches = float(most["voluntary_switches_per_query"] - off["voluntary_switches_per_query"])
+        cpu = float(most["server_cpu_us_per_query"] - off["server_cpu_us_per_query"])
+        text += (f"; {int(most['segments'])} segments against off: voluntary switches {switches:+.2f} per query, "
+                 f"{switches * context_switch_ns / 1000:+.1f} us at this machine's context switch "
+                 f"({context_switch_ns:,.0f} ns), server CPU {cpu:+.1f} us per query")
+    return text
+
+
+def _key_cache_account(results: Path, context_switch_ns: float | None = None) -> str:
+    """E2: this run's mutex account per query at its most threads (the untimed instrumented run),
+    then its timed arms' costs per query (_key_cache_timed_costs)."""
+    timed = _key_cache_timed_costs(results, context_switch_ns)
+    account = _read(results, "key_cache", "mutex_account")
+    if account is None or account.empty:
+        return timed
+    rows = _most_threads_p10_special(account[account["source"] == "mariadb"])
+    if rows.empty:
+        return timed
     cells = "; ".join(f"{int(r.segments)} segments: {_fmt(r.queries_per_second)} q/s, {_fmt(r.waits_per_query, 1)} "
                       f"timed mutex waits (performance_schema's, one per acquisition) and "
                       f"{_fmt(r.wait_us_per_query, 1)} us in them per query, server CPU "
                       f"{_fmt(r.server_cpu_us_per_query, 1)} us per query" for r in rows.sort_values("segments").itertuples())
-    return (f"this run's account of the real MariaDB's key cache mutex at {int(rows['threads'].iloc[0])} threads "
-            f"(`{results.as_posix()}/tables/key_cache/mutex_account.csv`, the untimed run with the instruments on): "
-            f"{cells}")
+    account_text = (f"this run's account of the real MariaDB's key cache mutex at {int(rows['threads'].iloc[0])} "
+                    f"threads (`{results.as_posix()}/tables/key_cache/mutex_account.csv`, the untimed run with the "
+                    f"instruments on): {cells}")
+    return f"{account_text}.\n  - {timed}" if timed else account_text
 
 
 STUDY_COUNTERS = {"key_cache": _key_cache_account}
+
+
+def _context_switch_ns(about: dict) -> float | None:
+    """This run's context switch on one CPU (machine.json): the mean of its start and end measurements."""
+    found = about.get("fingerprint") or {}
+    values = [float(found[at]["context_switch_ns"]) for at in ("start", "end")
+              if isinstance((found.get(at) or {}).get("context_switch_ns"), (int, float))]
+    return sum(values) / len(values) if values else None
 PRIMITIVE_WORDS = (("fixed_loop_s", "fixed loop", "{:.3f} s"), ("cross_cpu_wakeup_ns", "wake-up across CPUs", "{:,.0f} ns"),
                    ("context_switch_ns", "context switch", "{:,.0f} ns"),
                    ("mutex_4_threads_ns_per_acquisition", "adaptive mutex at 4 threads", "{:,.0f} ns per acquisition"),
@@ -317,25 +360,32 @@ def machine_dependent_lines(results: Path, about: dict, repo: Path | None = None
                  + (", not yet among them." if about["kind"] not in seen else "."))
     if apart.empty:
         return lines + ["", "No finding's estimates are apart between two kinds."]
-    for (study, claim), rows in apart.groupby(["study", "id"], sort=False):
+    # Each kind's primitives once, then each finding's estimates by kind, then each study's counters
+    # once after its findings.
+    kinds_apart = list(dict.fromkeys(apart["kind"]))
+    lines.append("")
+    lines.append("What each kind's fingerprint measured (`reference/machines.csv`):")
+    for kind in kinds_apart:
+        machine_row = machines.loc[kind] if kind in machines.index else None
+        lines.append(f"- {kind}: {_primitives_text(machine_row)}.")
+    lines.append("")
+    for study, findings in apart.groupby("study", sort=False):
         label = studies.get(study).label
-        per_kind = "; ".join(
-            f"{r.kind}: {r.effect:g} [{r.low:g}, {r.high:g}] over {r.runs} runs ({r.yes} yes, {r.no} no, "
-            f"{r.inconclusive} inconclusive as run)" for r in rows.itertuples())
-        lines.append(f"- {label} `{claim}`: {per_kind}.")
-        for r in rows.itertuples():
-            machine = machines.loc[r.kind] if r.kind in machines.index else None
-            lines.append(f"  - {r.kind}: {_primitives_text(machine)}.")
-        counters = STUDY_COUNTERS.get(study, lambda _: "")(results)
+        for claim, rows in findings.groupby("id", sort=False):
+            per_kind = "; ".join(
+                f"{r.kind}: {r.effect:g} [{r.low:g}, {r.high:g}] over {r.runs} runs ({r.yes} yes, {r.no} no, "
+                f"{r.inconclusive} inconclusive as run)" for r in rows.itertuples())
+            lines.append(f"- {label} `{claim}`: {per_kind}.")
+        counters = STUDY_COUNTERS.get(study, lambda *_: "")(results, _context_switch_ns(about))
         if counters:
             lines.append(f"  - {counters}.")
-        unmeasured = [r.kind for r in rows.itertuples() if machines.empty or r.kind not in machines.index
-                      or not int(machines.loc[r.kind].get("fingerprints", 0) or 0)]
-        if unmeasured:
-            lines.append(f"  - Not yet explained by a measured difference: {', '.join(unmeasured)} recorded no "
-                         "fingerprint. A run of each such kind must commit its `machine.json` (the primitives) and "
-                         "the study's counters (E2: `tables/key_cache/mutex_account.csv`) so the kinds' costs can be "
-                         "set side by side.")
+    unmeasured = [kind for kind in kinds_apart if machines.empty or kind not in machines.index
+                  or not int(machines.loc[kind].get("fingerprints", 0) or 0)]
+    if unmeasured:
+        lines += ["", f"Not yet explained by a measured difference: {', '.join(unmeasured)} recorded no "
+                  "fingerprint. A run of each such kind must commit its `machine.json` (the primitives) and "
+                  "the study's counters (E2: `tables/key_cache/mutex_account.csv` and "
+                  "`mariadb_throughput.csv`) so the kinds' costs can be set side by side."]
     return lines
 
 
