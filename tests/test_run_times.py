@@ -31,6 +31,8 @@ def test_the_committed_runs_are_read_with_their_profile_kind_and_loops():
     smoke = refs["workflow-logs/smoke-intel"]
     assert smoke.profile == "smoke" and smoke.kind == INTEL and smoke.loops == {run_times.FIXED: 1.12}
     assert "workflow-logs/quick-e32a7b4-intel" not in refs  # not the profile as it is, and it failed
+    # A run committed both as reference/runs/<name> and as its workflow log counts once.
+    assert "quick-aa" in refs and "workflow-logs/quick-aa" not in refs
 
 
 def test_runs_of_this_kind_give_the_median_of_the_most_recent():

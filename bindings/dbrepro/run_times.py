@@ -110,11 +110,13 @@ def committed(root: Path = REPO) -> list[Reference]:
         refs.append(Reference(folder.name, _summary_field(summary, "profile"), machine.kind_of_run(folder),
                               busy, job, total, loops, _summary_field(summary, "written").split(" ")[0]))
     index = root / "reference" / "workflow-logs" / "logs.csv"
+    listed = {ref.name for ref in refs}
     if index.is_file():
         with index.open(encoding="utf-8") as file:
             for row in csv.DictReader(file):
                 times = index.parent / f"{row['name']}.times.csv"
-                if row.get("reference") != "yes" or not times.is_file():
+                # A log whose run is committed under reference/runs/ (same name) is that run, counted once.
+                if row.get("reference") != "yes" or not times.is_file() or row["name"] in listed:
                     continue
                 busy, job, total = _times(times)
                 loops = {measure: float(row[f"{measure}_loop_s"]) for measure in (FIXED, PYTHON)
