@@ -50,6 +50,20 @@ def test_every_step_does_the_same_work_and_counts_it(ladder):
         assert len(run["user_seconds"]) == 4 and run["user_stddev_seconds"] >= 0
 
 
+def test_every_run_counts_its_context_switches_outside_the_timed_window(ladder):
+    """getrusage around each run, read between runs (the engine times each run inside): the
+    servers' process and the users' client processes apart, and their voluntary switches per
+    message on the wire, what a kind's wake-up cost prices."""
+    for run in ladder.metrics["runs"]:
+        for who in ("process", "client_processes"):
+            assert run[f"{who}_voluntary_switches"] >= 0 and run[f"{who}_involuntary_switches"] >= 0
+            assert run[f"{who}_cpu_seconds_rusage"] >= 0
+        woken = run["process_voluntary_switches"] + run["client_processes_voluntary_switches"]
+        assert run["voluntary_switches_per_message"] == pytest.approx(woken / run["messages_on_wire"])
+    # The users run in client processes of their own (the default): theirs are counted once waited for.
+    assert sum(r["client_processes_voluntary_switches"] for r in ladder.metrics["runs"]) > 0
+
+
 def test_record_has_provenance_and_a_frame(ladder):
     record = ladder.to_dict()
     assert record["kind"] == "openedge" and record["provenance"]
@@ -191,6 +205,8 @@ def test_smoke_profile_end_to_end(smoke_run):
     assert list(ladder["paper_change_vs_previous_pct"].iloc[1:]) == [-3, -35, -44]
     assert ladder["paper_total_change_pct"].iloc[-1] == -63
     assert ladder["tuples"].nunique() == 1
+    assert (ladder["voluntary_switches_per_message"] > 0).all()
+    assert (ladder["client_processes_voluntary_switches"] > 0).all()
 
 
 @pytest.mark.parametrize("rows, fanout, tuples, checksum, record_reads", [

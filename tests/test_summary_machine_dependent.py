@@ -69,9 +69,29 @@ def test_e2_counters_give_the_timed_arms_costs_and_price_the_saved_switches(summ
 def test_without_a_fingerprint_the_timed_costs_are_shown_unpriced(summary, tmp_path):
     results = tmp_path / "results" / "quick"
     _e2_tables(results)
-    text = summary._key_cache_account(results, None)
+    text = summary._key_cache_account(results, {})
     assert "timed arms at 64 threads" in text and "at this machine's context switch" not in text
 
 
 def test_a_run_without_e2_tables_adds_no_counters(summary, tmp_path):
-    assert summary._key_cache_account(tmp_path, 3000.0) == ""
+    assert summary._key_cache_account(tmp_path, {"fingerprint": {"start": {"context_switch_ns": 3000.0}}}) == ""
+
+
+def test_e3_counters_give_each_steps_switches_and_price_the_servers_wakeups(summary, tmp_path):
+    results = tmp_path / "results" / "quick"
+    folder = results / "tables" / "openedge"
+    folder.mkdir(parents=True)
+    pd.DataFrame({"step": [0, 1, 2, 3], "name": ["baseline", "bht", "mtdbs", "ssj"],
+                  "seconds_median": [0.120, 0.100, 0.070, 0.003],
+                  "voluntary_switches_per_message": [0.55, 0.51, 0.84, 1.2],
+                  "process_voluntary_switches": [650, 350, 4350, 28],
+                  "client_processes_voluntary_switches": [5400, 5300, 4850, 36]}).to_csv(folder / "ladder.csv",
+                                                                                         index=False)
+    about = {"fingerprint": {"start": {"cross_cpu_wakeup_ns": 20000.0}, "end": {"cross_cpu_wakeup_ns": 30000.0}}}
+    text = summary._openedge_switches(results, about)
+    assert "baseline 0.55 (650 servers', 5,400 users'); bht 0.51" in text and "ssj 1.20 (28 servers'" in text
+    # 4,000 more wake-ups of the servers at 25 us each: 100 ms, beside the 30 ms the step saved.
+    assert ("mtdbs against bht: the servers' switches +4,000 per run, +100.0 ms at this machine's wake-up "
+            "across CPUs (25.0 us), beside the step's 30.0 ms less per run") in text
+    assert "wake-up across CPUs" not in summary._openedge_switches(results, {})
+    assert summary._openedge_switches(tmp_path / "none", about) == ""

@@ -40,6 +40,7 @@ into a pipe or a file; --no-progress: never).
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import sys
 import time
@@ -102,8 +103,10 @@ def run_ladder(*, progress: Callable[[int, int], Any] | None = None, max_foreign
     loadavg_before = loadavg()
     started = time.perf_counter()
     loads: list[dict[str, Any]] = []
-    raw = _engine.openedge_ladder(**config, progress=_metered(progress, loads))
-    guarded = [_guarded_step(run, load, config, guard) for run, load in zip(raw["runs"], loads)]
+    usage: list[dict[str, Any]] = []
+    raw = _engine.openedge_ladder(**config, progress=_metered(progress, loads, usage))
+    guarded = [_guarded_step({**run, **used}, load, config, guard)
+               for run, load, used in zip(raw["runs"], loads, usage)]
     runs = [{**summarize_run(kept.value, config), **kept.cell_fields()} for kept in guarded]
     metrics = {
         "runs": runs,
@@ -120,18 +123,40 @@ def run_ladder(*, progress: Callable[[int, int], Any] | None = None, max_foreign
     return RunResult(kind=KIND, config=config, metrics=metrics, provenance=provenance.collect())
 
 
-def _metered(progress: Callable[[int, int], Any] | None, loads: list[dict[str, Any]]) -> Callable[[int, int], Any]:
+# Context switches and CPU per run, from getrusage around the same window as the load meter (read
+# between runs, never inside one): the servers' threads are this process (RUSAGE_SELF), users in
+# client processes its children, counted once waited for (RUSAGE_CHILDREN). What a step costs in
+# wake-ups is what a kind's cross-CPU wake-up and context switch (machine.json) price.
+def _usage() -> tuple[resource.struct_rusage, resource.struct_rusage]:
+    return resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+
+
+def _usage_fields(before, after) -> dict[str, Any]:
+    fields = {}
+    for who, old, new in (("process", before[0], after[0]), ("client_processes", before[1], after[1])):
+        fields[f"{who}_voluntary_switches"] = new.ru_nvcsw - old.ru_nvcsw
+        fields[f"{who}_involuntary_switches"] = new.ru_nivcsw - old.ru_nivcsw
+        fields[f"{who}_cpu_seconds_rusage"] = (new.ru_utime + new.ru_stime) - (old.ru_utime + old.ru_stime)
+    return fields
+
+
+def _metered(progress: Callable[[int, int], Any] | None, loads: list[dict[str, Any]],
+             usage: list[dict[str, Any]] | None = None) -> Callable[[int, int], Any]:
     """The engine's tick (called before each run and once at the end) with a
     host_load meter around each run: loads[i] is run i's foreign load, its
     window the run alone (servers started and stopped, the users' work), not
-    the database's build."""
+    the database's build; usage[i] its context switches and CPU (_usage_fields)."""
     meter: list[HostLoadMeter] = []
+    started: list[tuple] = []
 
     def tick(done: int, total: int) -> Any:
         if meter:
             loads.append(meter.pop().stop())
+            if usage is not None:
+                usage.append(_usage_fields(started.pop(), _usage()))
         answer = progress(done, total) if progress is not None else True
         if done < total and answer is not False:
+            started[:] = [_usage()]
             meter.append(HostLoadMeter().start())
         return answer
 
@@ -146,9 +171,10 @@ def _guarded_step(run: dict[str, Any], load: dict[str, Any], config: dict[str, A
 
     def rerun() -> tuple[dict[str, Any], dict[str, Any]]:
         loads: list[dict[str, Any]] = []
+        usage: list[dict[str, Any]] = []
         again = _engine.openedge_ladder(**{**config, "steps": [run["step"]], "repeats": 1},
-                                        progress=_metered(None, loads))
-        return {**again["runs"][0], "repeat": run["repeat"]}, loads[0]
+                                        progress=_metered(None, loads, usage))
+        return {**again["runs"][0], "repeat": run["repeat"], **usage[0]}, loads[0]
 
     return run_guarded(rerun, first=(run, load), measured_by_cell=True, **guard)
 
@@ -165,9 +191,18 @@ def summarize_run(run: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]
         "lookups_avoided_per_index_block": run["lookups_avoided"] / run["index_blocks"] if run["index_blocks"] else 0.0,
         "bytes_on_wire": run["bytes_sent"] + run["bytes_received"],
         "messages_on_wire": run["messages_sent"] + run["messages_received"],
+        # Wake-ups per request: every voluntary switch of the servers and the users' processes,
+        # per message on the wire (each a request or its answer).
+        "voluntary_switches_per_message": _per(
+            run.get("process_voluntary_switches", 0) + run.get("client_processes_voluntary_switches", 0),
+            run["messages_sent"] + run["messages_received"]),
         "servers": config["servers"],
         "users": config["users"],
     }
+
+
+def _per(count: float, of: float) -> float | None:
+    return count / of if of else None
 
 
 # The study's one entry, as every study module has it: run(**settings) -> RunResult.

@@ -2,8 +2,11 @@
 
     runs.csv     every timed run (one row per step and repeat)
     ladder.csv   per step: time for the same work over the repeats (median, min,
-                 max), records/s, CPU time, the change in time from the step
-                 before and from the baseline, the article's changes beside
+                 max), records/s, CPU time, voluntary and involuntary context
+                 switches of the servers' process and the users' processes and
+                 voluntary switches per message on the wire (medians), the
+                 change in time from the step before and from the baseline, the
+                 article's changes beside
     users.csv    per step: per-user time, mean and standard deviation across
                  users (medians over the repeats)
     traffic.csv  per step: bytes, messages and records on the wire, added
@@ -31,6 +34,8 @@ TABLES = ("runs", "ladder", "users", "traffic", "scan", "latency")
 
 
 STEP = ["step", "name"]
+SWITCH_COLUMNS = ["process_voluntary_switches", "process_involuntary_switches", "client_processes_voluntary_switches",
+                  "client_processes_involuntary_switches", "voluntary_switches_per_message"]
 
 
 def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
@@ -39,6 +44,11 @@ def ladder_table(runs: pd.DataFrame, paper: dict) -> pd.DataFrame:
     table = grouped["wall_seconds"].agg(seconds_median="median", seconds_min="min", seconds_max="max", n="count")
     table = table.join(grouped[["records_per_second", "cpu_seconds", "loadavg_1m_before", "tuples", "record_reads",
                                 "latches"]].median())
+    # Wake-ups per step (dbrepro.openedge: getrusage around each run): records made before they
+    # were counted have none, and the table then has no such columns.
+    switches = [c for c in SWITCH_COLUMNS if c in runs]
+    if switches:
+        table = table.join(grouped[switches].median())
     table = table.join(grouped[["cpu_count"]].first())
     table = common.with_disturbed_cells(table.reset_index(), runs, STEP).sort_values("step").reset_index(drop=True)
     table["change_vs_previous_pct"] = table["seconds_median"].pct_change() * 100.0

@@ -292,10 +292,10 @@ def _key_cache_timed_costs(results: Path, context_switch_ns: float | None) -> st
     return text
 
 
-def _key_cache_account(results: Path, context_switch_ns: float | None = None) -> str:
+def _key_cache_account(results: Path, about: dict | None = None) -> str:
     """E2: this run's mutex account per query at its most threads (the untimed instrumented run),
     then its timed arms' costs per query (_key_cache_timed_costs)."""
-    timed = _key_cache_timed_costs(results, context_switch_ns)
+    timed = _key_cache_timed_costs(results, _primitive(about or {}, "context_switch_ns"))
     account = _read(results, "key_cache", "mutex_account")
     if account is None or account.empty:
         return timed
@@ -312,14 +312,38 @@ def _key_cache_account(results: Path, context_switch_ns: float | None = None) ->
     return f"{account_text}.\n  - {timed}" if timed else account_text
 
 
-STUDY_COUNTERS = {"key_cache": _key_cache_account}
+def _openedge_switches(results: Path, about: dict | None = None) -> str:
+    """E3: each ladder step's voluntary context switches (the servers' process and the users'
+    processes, getrusage around each run) per message on the wire, and what the multi-threaded
+    servers' extra wake-ups cost at this machine's measured wake-up across CPUs."""
+    ladder = _read(results, "openedge", "ladder")
+    if ladder is None or ladder.empty or "voluntary_switches_per_message" not in ladder:
+        return ""
+    steps = ladder.set_index("name")
+    cells = "; ".join(f"{name} {_fmt(row.voluntary_switches_per_message, 2)} ({_fmt(row.process_voluntary_switches)} "
+                      f"servers', {_fmt(row.client_processes_voluntary_switches)} users')"
+                      for name, row in steps.iterrows())
+    text = (f"this run's voluntary context switches per message on the wire by step (`{results.as_posix()}/tables/"
+            f"openedge/ladder.csv`, medians over the repeats; the servers' and the users' processes' switches per "
+            f"run in brackets): {cells}")
+    wakeup = _primitive(about or {}, "cross_cpu_wakeup_ns")
+    if wakeup and {"bht", "mtdbs"} <= set(steps.index):
+        extra = float(steps.at["mtdbs", "process_voluntary_switches"] - steps.at["bht", "process_voluntary_switches"])
+        saved = float(steps.at["bht", "seconds_median"] - steps.at["mtdbs", "seconds_median"])
+        text += (f"; mtdbs against bht: the servers' switches {extra:+,.0f} per run, "
+                 f"{extra * wakeup / 1e9 * 1000:+.1f} ms at this machine's wake-up across CPUs "
+                 f"({wakeup / 1000:,.1f} us), beside the step's {saved * 1000:,.1f} ms less per run")
+    return text
 
 
-def _context_switch_ns(about: dict) -> float | None:
-    """This run's context switch on one CPU (machine.json): the mean of its start and end measurements."""
+STUDY_COUNTERS = {"key_cache": _key_cache_account, "openedge": _openedge_switches}
+
+
+def _primitive(about: dict, name: str) -> float | None:
+    """One primitive cost of this run's machine (machine.json): the mean of its start and end measurements."""
     found = about.get("fingerprint") or {}
-    values = [float(found[at]["context_switch_ns"]) for at in ("start", "end")
-              if isinstance((found.get(at) or {}).get("context_switch_ns"), (int, float))]
+    values = [float(found[at][name]) for at in ("start", "end")
+              if isinstance((found.get(at) or {}).get(name), (int, float))]
     return sum(values) / len(values) if values else None
 PRIMITIVE_WORDS = (("fixed_loop_s", "fixed loop", "{:.3f} s"), ("cross_cpu_wakeup_ns", "wake-up across CPUs", "{:,.0f} ns"),
                    ("context_switch_ns", "context switch", "{:,.0f} ns"),
@@ -376,7 +400,7 @@ def machine_dependent_lines(results: Path, about: dict, repo: Path | None = None
                 f"{r.kind}: {r.effect:g} [{r.low:g}, {r.high:g}] over {r.runs} runs ({r.yes} yes, {r.no} no, "
                 f"{r.inconclusive} inconclusive as run)" for r in rows.itertuples())
             lines.append(f"- {label} `{claim}`: {per_kind}.")
-        counters = STUDY_COUNTERS.get(study, lambda *_: "")(results, _context_switch_ns(about))
+        counters = STUDY_COUNTERS.get(study, lambda *_: "")(results, about)
         if counters:
             lines.append(f"  - {counters}.")
     unmeasured = [kind for kind in kinds_apart if machines.empty or kind not in machines.index
