@@ -87,11 +87,13 @@ def test_e3_counters_give_each_steps_switches_and_price_the_servers_wakeups(summ
                   "process_voluntary_switches": [650, 350, 4350, 28],
                   "client_processes_voluntary_switches": [5400, 5300, 4850, 36]}).to_csv(folder / "ladder.csv",
                                                                                          index=False)
-    about = {"fingerprint": {"start": {"cross_cpu_wakeup_ns": 20000.0}, "end": {"cross_cpu_wakeup_ns": 30000.0}}}
+    about = {"fingerprint": {"start": {"cross_cpu_wakeup_ns": 20000.0, "context_switch_ns": 2000.0},
+                             "end": {"cross_cpu_wakeup_ns": 30000.0, "context_switch_ns": 3000.0}}}
     text = summary._openedge_switches(results, about)
     assert "baseline 0.55 (650 servers', 5,400 users'); bht 0.51" in text and "ssj 1.20 (28 servers'" in text
-    # 4,000 more wake-ups of the servers at 25 us each: 100 ms, beside the 30 ms the step saved.
-    assert ("mtdbs against bht: the servers' switches +4,000 per run, +100.0 ms at this machine's wake-up "
-            "across CPUs (25.0 us), beside the step's 30.0 ms less per run") in text
+    # 4,000 more switches of the servers: 10 ms of CPU at 2,500 ns, 100 ms of latency at 25 us.
+    assert ("mtdbs against bht: the servers' switches +4,000 per run, +10.0 ms of CPU at this machine's context "
+            "switch (2,500 ns) and +100.0 ms of latency at its wake-up across CPUs (25.0 us), beside the step's "
+            "30.0 ms less per run") in text
     assert "wake-up across CPUs" not in summary._openedge_switches(results, {})
     assert summary._openedge_switches(tmp_path / "none", about) == ""
