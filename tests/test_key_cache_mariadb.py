@@ -97,12 +97,15 @@ def test_server_stops_when_the_block_raises(fake_mariadbd, tmp_path):
     assert _gone(pid) and _runtime_dirs() == before
 
 
-def test_server_that_ignores_sigterm_is_killed(fake_mariadbd, tmp_path, monkeypatch):
+def test_server_that_ignores_sigterm_is_killed(fake_mariadbd, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FAKE_MODE", "stubborn")
     server = PrivateServer(tmp_path / "datadir", mariadbd=fake_mariadbd, stop_timeout=0.5)
     with server:
         pid = server.pid
     assert _gone(pid) and server.runtime is None
+    # The wait that ended in SIGKILL is said, with the server's log, before the log is removed.
+    said = capsys.readouterr().err
+    assert f"mariadbd (pid {pid}) did not stop within 0.5 s of SIGTERM and was killed; its log:" in said
     server.stop()  # twice is harmless
 
 

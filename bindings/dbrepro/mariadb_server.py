@@ -18,6 +18,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -161,6 +162,10 @@ class PrivateServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+                # Seen in whole-suite runs, never alone (docs/developing.md): say which stop waited, and
+                # what the server was doing, before its log goes with the temporary folder.
+                print(f"mariadbd (pid {process.pid}) did not stop within {self.stop_timeout:g} s of SIGTERM and "
+                      f"was killed; its log: {self.log_tail()}", file=sys.stderr)
         if self.runtime is not None:
             shutil.rmtree(self.runtime, ignore_errors=True)
             self.runtime = None
