@@ -503,3 +503,7 @@ def test_sigterm_mid_run_stops_the_real_server(tmp_path):
     assert job.returncode == 130, (out, err)
     assert "interrupted" in err and not (tmp_path / "run.json").exists()
     assert _servers_on(datadir) == [] and _runtime_dirs() == before
+    if "did not stop within" in err:  # the 60 s wait seen in whole-suite runs: shown in pytest's warnings summary
+        import warnings
+
+        warnings.warn(next(line for line in err.splitlines() if "did not stop within" in line))
