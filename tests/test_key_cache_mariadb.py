@@ -507,3 +507,33 @@ def test_sigterm_mid_run_stops_the_real_server(tmp_path):
         import warnings
 
         warnings.warn(next(line for line in err.splitlines() if "did not stop within" in line))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(missing_tools()), reason=f"needs {', '.join(missing_tools())}: "
+                                                  "env/install-system-deps.sh --mariadb")
+@pytest.mark.parametrize("polls_before_interrupt", [0, 1, 3])
+def test_a_server_interrupted_while_starting_stops_at_once(tmp_path, monkeypatch, capsys, polls_before_interrupt):
+    """Ctrl-C (or SIGTERM to the job) while mariadbd starts: a SIGTERM sent then wedged the real
+    server until its kill 60 s later (it answered on its socket, served nothing, ignored SIGTERM);
+    the server is now stopped once it serves, in seconds, without a kill."""
+    import time
+
+    datadir = (tmp_path / "datadir").resolve()
+    kcm.prepare(datadir, rows=200)
+    polls = []
+
+    def interrupted(self):
+        polls.append(1)
+        if len(polls) > polls_before_interrupt:
+            raise KeyboardInterrupt
+        return False
+
+    monkeypatch.setattr(PrivateServer, "_socket_answers", interrupted)
+    server = PrivateServer(datadir)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        server.start()
+    assert time.monotonic() - started < 30
+    assert server.process is None and server.runtime is None and _servers_on(datadir) == []
+    assert "did not stop" not in capsys.readouterr().err

@@ -120,6 +120,15 @@ class PrivateServer:
                                                 stderr=subprocess.STDOUT, start_new_session=True,
                                                 preexec_fn=die_with_parent)
             self._wait_ready()
+        except KeyboardInterrupt:
+            # Interrupted while the server starts (Ctrl-C, or SIGTERM to the job): a SIGTERM that
+            # reaches mariadbd in its startup wedges it (measured: it then answers on the socket, serves
+            # no query and ignores every later SIGTERM until killed), so it is stopped once it serves.
+            try:
+                self._wait_serving()
+            finally:
+                self.stop()
+            raise
         except BaseException:
             self.stop()
             raise
@@ -134,6 +143,16 @@ class PrivateServer:
                 return
             time.sleep(0.1)
         raise ServerError(f"mariadbd did not open {self.socket} within {self.start_timeout:g} s: {self.log_tail()}")
+
+    def _wait_serving(self) -> None:
+        """Until the server answers a query (or exits, or start_timeout passes)."""
+        deadline = time.monotonic() + self.start_timeout
+        while self.process is not None and self.process.poll() is None and time.monotonic() < deadline:
+            try:
+                self.query("SELECT 1", timeout=2.0)
+                return
+            except (ServerError, subprocess.TimeoutExpired):
+                time.sleep(0.1)
 
     def _socket_answers(self) -> bool:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
@@ -156,14 +175,17 @@ class PrivateServer:
         """SIGTERM, SIGKILL after stop_timeout, then the temporary folder goes. Safe to call twice."""
         process, self.process = self.process, None
         if process is not None and process.poll() is None:
+            # A server that started serving stops on one SIGTERM; one signalled while starting would
+            # not (start() waits for it to serve first), hence the kill after stop_timeout.
             process.send_signal(signal.SIGTERM)
             try:
                 process.wait(timeout=self.stop_timeout)
             except subprocess.TimeoutExpired:
+                pass
+            if process.poll() is None:
                 process.kill()
                 process.wait()
-                # Seen in whole-suite runs, never alone (docs/developing.md): say which stop waited, and
-                # what the server was doing, before its log goes with the temporary folder.
+                # Which stop waited, and what the server was doing, before its log goes.
                 print(f"mariadbd (pid {process.pid}) did not stop within {self.stop_timeout:g} s of SIGTERM and "
                       f"was killed; its log: {self.log_tail()}", file=sys.stderr)
         if self.runtime is not None:
