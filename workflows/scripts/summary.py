@@ -342,11 +342,14 @@ STUDY_COUNTERS = {"key_cache": _key_cache_account, "openedge": _openedge_switche
 
 
 def _primitive(about: dict, name: str) -> float | None:
-    """One primitive cost of this run's machine (machine.json): the mean of its start and end measurements."""
-    found = about.get("fingerprint") or {}
-    values = [float(found[at][name]) for at in ("start", "end")
-              if isinstance((found.get(at) or {}).get(name), (int, float))]
-    return sum(values) / len(values) if values else None
+    """One primitive cost of this run's machine: the median of its fingerprint's start and end
+    measurements, as reference/machines.csv takes a kind's (dbrepro.verdicts.kinds.primitive)."""
+    from dbrepro.verdicts import kinds as kinds_of
+
+    value = kinds_of.primitive(kinds_of.measurements(about.get("fingerprint") or {}), name)
+    return None if math.isnan(value) else value
+
+
 PRIMITIVE_WORDS = (("fixed_loop_s", "fixed loop", "{:.3f} s"), ("cross_cpu_wakeup_ns", "wake-up across CPUs", "{:,.0f} ns"),
                    ("context_switch_ns", "context switch", "{:,.0f} ns"),
                    ("mutex_4_threads_ns_per_acquisition", "adaptive mutex at 4 threads", "{:,.0f} ns per acquisition"),

@@ -54,6 +54,19 @@ def _dig(found, path):
     return found if isinstance(found, (int, float)) and not isinstance(found, bool) else math.nan
 
 
+def measurements(found: dict) -> list[dict]:
+    """A fingerprint's (machine.json's) measurements: its start and end primitives, those taken."""
+    return [found.get(end) or {} for end in ("start", "end") if found.get(end)]
+
+
+def primitive(measured: list[dict], column: str) -> float:
+    """The median of one PRIMITIVES column over fingerprint measurements (nan where none has it)."""
+    path = dict(PRIMITIVES)[column]
+    usable = [m for m in measured if path[0] != "mutex_handoffs" or m.get("version", 1) >= MUTEX_FROM_VERSION]
+    values = [v for v in (_dig(m, path) for m in usable) if math.isfinite(v)]
+    return float(np.median(values)) if values else math.nan
+
+
 def machines(folders: list[Path]) -> pd.DataFrame:
     """Each kind seen among the runs: its runs and, where they recorded fingerprints, the median of
     each primitive over their start and end measurements."""
@@ -69,13 +82,11 @@ def machines(folders: list[Path]) -> pd.DataFrame:
             record = Path(folder) / "machine.json"
             if record.is_file():
                 found = json.loads(record.read_text(encoding="utf-8"))
-                measured += [found.get(end) or {} for end in ("start", "end") if found.get(end)]
+                measured += measurements(found)
         row = {"kind": kind, "runs": len(runs), "run_names": " ".join(Path(r).name for r in runs),
                "fingerprints": len(measured)}
-        for column, path in PRIMITIVES:
-            usable = [m for m in measured if path[0] != "mutex_handoffs" or m.get("version", 1) >= MUTEX_FROM_VERSION]
-            values = [v for v in (_dig(m, path) for m in usable) if math.isfinite(v)]
-            row[column] = round(float(np.median(values)), 6) if values else math.nan
+        for column, _ in PRIMITIVES:
+            row[column] = round(primitive(measured, column), 6)
         rows.append(row)
     return pd.DataFrame(rows, columns=["kind", "runs", "run_names", "fingerprints", *(c for c, _ in PRIMITIVES)])
 
