@@ -45,10 +45,13 @@ $(VENV)/.system-deps: env/install-system-deps.sh
 
 # The pinned environment: every package at the version env/requirements.lock names, each
 # file checked against its hashes (env/lock.sh writes the lock; docs/developing.md, "The
-# pinned environment"), then the package itself with no dependencies of its own.
-$(VENV)/.installed: pyproject.toml env/requirements.lock $(VENV)/.system-deps
+# pinned environment"), then the package itself with no dependencies of its own. The lock is
+# installed by uv (pinned by hash in env/bootstrap.lock, installed by pip): pip spent most of
+# the setup's time on it, compiling every file of every package to bytecode.
+$(VENV)/.installed: pyproject.toml env/requirements.lock env/bootstrap.lock $(VENV)/.system-deps
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --require-hashes --no-deps -r env/requirements.lock
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r env/bootstrap.lock
+	$(BIN)/uv pip install --quiet --python $(PY) --require-hashes --no-deps -r env/requirements.lock
 	$(PY) -m pip install --quiet --no-build-isolation --no-deps -e .
 	touch $@
 

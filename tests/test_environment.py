@@ -33,12 +33,20 @@ def test_every_package_of_the_lock_is_installed_at_its_version():
     assert not wrong, f"the .venv differs from env/requirements.lock (locked, installed): {wrong}"
 
 
+def hashed_blocks(lock: Path) -> list[str]:
+    """The lock's pins, one block each, every one with its hashes (asserted)."""
+    blocks = [block for block in re.split(r"\n(?=[A-Za-z0-9_.-]+==)", lock.read_text(encoding="utf-8").strip())
+              if PIN.match(block)]
+    for block in blocks:
+        assert "--hash=sha256:" in block, block.splitlines()[0]
+    return blocks
+
+
 def test_the_lock_pins_every_file_by_hash_and_the_makefile_installs_it():
-    text = LOCK.read_text(encoding="utf-8")
-    assert len(pins()) > 50
-    for block in re.split(r"\n(?=[A-Za-z0-9_.-]+==)", text.strip()):
-        if PIN.match(block):
-            assert "--hash=sha256:" in block, block.splitlines()[0]
+    assert len(hashed_blocks(LOCK)) == len(pins()) > 50
+    # The installer, uv, is pinned by hash too, and pip installs it with its hashes first.
+    assert [block.split("==")[0] for block in hashed_blocks(LOCK.with_name("bootstrap.lock"))] == ["uv"]
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "pip install --quiet --require-hashes --no-deps -r env/bootstrap.lock" in makefile
     assert "--require-hashes --no-deps -r env/requirements.lock" in makefile
     assert '-e ".[dev]"' not in makefile  # lower bounds only: never the default path again

@@ -30,11 +30,13 @@ def validate(config: Any, schema_path: PathLike) -> None:
     """Fill the schema's defaults into `config`, or raise ConfigFileError for its first problem."""
     import jsonschema
     import yaml
+
+    from dbrepro import yaml_text
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate as snakemake_validate
 
     with open(schema_path, encoding="utf-8") as file:
-        schema = with_settings(with_registry(yaml.safe_load(file)))
+        schema = with_settings(with_registry(yaml_text.safe_load(file)))
     # Our own pass first: Snakemake's wraps the error in a WorkflowError whose
     # text is the whole schema fragment.
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(config))

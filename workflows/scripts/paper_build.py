@@ -24,11 +24,11 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from paper_captions import caption, caption_names
 from paper_tables import claims_tex, escape, table_tex
 
+from dbrepro import yaml_text
 from dbrepro import verdicts  # the one count of findings and checks: the summary's too
 
 REPORT_DIR = Path(__file__).resolve().parents[1] / "report"
@@ -133,7 +133,7 @@ def produced_tex(produced: dict, profile: str | None) -> str:
 
 def generate(results: Path, paper: Path, out: Path, profile: str | None = None, left_out=frozenset()) -> dict:
     """Every generated .tex under `out`; returns what the paper contains, per study."""
-    contents = yaml.safe_load((paper / "contents.yaml").read_text(encoding="utf-8"))
+    contents = yaml_text.safe_load((paper / "contents.yaml").read_text(encoding="utf-8"))
     (out / "generated").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     produced = {}

@@ -44,10 +44,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from quantum_prediction import over_phases, ts_dispatch_table
 from script_common import load_paper
 
+from dbrepro import yaml_text
 from dbrepro.quantum import article_start
 from dbrepro.quantum_sizing import article_session_seconds
 
@@ -181,7 +181,7 @@ def selected_reading(table: pd.DataFrame) -> str | None:
 
 def main(paper_path, criteria_path, out_path, phases, processes=1) -> pd.DataFrame:
     paper = load_paper(paper_path)
-    rule = yaml.safe_load(Path(criteria_path).read_text(encoding="utf-8"))["readings"]
+    rule = yaml_text.safe_load(Path(criteria_path).read_text(encoding="utf-8"))["readings"]
     table = readings_table(paper, rule, int(phases), int(processes))
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(out_path, index=False, float_format="%.6g")

@@ -34,10 +34,10 @@ def _study_lines(results: Path) -> list[str]:
 def variation_line(results: Path) -> str:
     """For a variation (make repro VARY=...), that its settings differ from the profile's, from the
     run's variation.yaml (variation.py wrote it); empty for a profile's own run."""
-    import yaml
+    from dbrepro import yaml_text
 
     path = results / "variation.yaml"
-    varied = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("variation") if path.is_file() else ""
+    varied = (yaml_text.safe_load(path.read_text(encoding="utf-8")) or {}).get("variation") if path.is_file() else ""
     if not varied:
         return ""
     return (f"varied: {varied} -- this run's settings differ from the profile's ({path}), so its verdicts "

@@ -6,7 +6,8 @@ import sys
 import traceback
 from typing import Any
 
-import yaml
+from dbrepro import yaml_text
+
 
 
 def run_logged(log_path, main, *args):
@@ -27,7 +28,7 @@ def load_paper(path) -> dict[str, Any]:
     """The original study's numbers: workflows/data/<study>_paper.yaml, the one
     place they are written down."""
     with open(path, encoding="utf-8") as file:
-        return yaml.safe_load(file)
+        return yaml_text.safe_load(file)
 
 
 # ---------------------------------------------------------------------------

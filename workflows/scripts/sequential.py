@@ -25,7 +25,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from dbrepro import yaml_text
+
 
 CRITERIA = Path(__file__).resolve().parents[1] / "claims" / "sequential.yaml"
 RULES = ("bonferroni",)
@@ -69,7 +70,7 @@ def _count(value, name: str, where: str) -> int:
 
 def load_plan(profile: str, path: str | os.PathLike = CRITERIA) -> Plan:
     """The profile's plan from the criteria file, checked; a profile the file does not name plans nothing."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    data = yaml_text.safe_load(Path(path).read_text(encoding="utf-8")) or {}
     if data.get("rule") not in RULES:
         raise ValueError(f"{path}: rule {data.get('rule')!r} (allowed: {', '.join(RULES)})")
     confidence = data.get("confidence")

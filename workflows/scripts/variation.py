@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from dbrepro import yaml_text
+
 
 def parse(settings: str) -> list[tuple[list[str], object, str]]:
     """(path, value, the setting as written) of each PATH=VALUE."""
@@ -26,7 +28,7 @@ def parse(settings: str) -> list[tuple[list[str], object, str]]:
         path, equals, text = item.partition("=")
         if not equals or not path or any(not part.isidentifier() for part in path.split(".")):
             raise ValueError(f"{item!r}: expected PATH=VALUE with a dotted PATH (e.g. key_cache.threads=[1,8])")
-        found.append((path.split("."), yaml.safe_load(text), item))
+        found.append((path.split("."), yaml_text.safe_load(text), item))
     return found
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-import yaml
+from .. import yaml_text
 from ..source import repo_root
 
 
@@ -163,8 +163,8 @@ def load_criteria(path_or_study, run_config: dict | None = None) -> Criteria:
     path = Path(path_or_study)
     if not path.suffix:
         path = criteria_path(str(path_or_study))
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    paper = yaml.safe_load((REPO / data["paper_values"]).read_text(encoding="utf-8"))
+    data = yaml_text.safe_load(path.read_text(encoding="utf-8"))
+    paper = yaml_text.safe_load((REPO / data["paper_values"]).read_text(encoding="utf-8"))
     claims: dict[str, Criterion] = {}
     for spec in data["claims"]:
         missing = [name for name in REQUIRED_FIELDS if name not in spec]
@@ -211,7 +211,7 @@ def load_methods(path: Path | None = None) -> dict[str, tuple[Method, ...]]:
     path = Path(path) if path is not None else CRITERIA_DIR / METHODS_FILE
     if not path.is_file():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yaml_text.safe_load(path.read_text(encoding="utf-8")) or {}
     out = {}
     for study, entries in (data.get("methods") or {}).items():
         methods = []
@@ -256,7 +256,7 @@ def between_run_estimates(study: str, path: Path) -> dict:
     default a kind without two runs takes; none where the file is absent."""
     if not path.is_file():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yaml_text.safe_load(path.read_text(encoding="utf-8")) or {}
     found = dict((data.get("estimates") or {}).get(study) or {})
     for row_id, estimate in found.items():
         where = f"{path}: {study}/{row_id}"
