@@ -46,12 +46,14 @@ $(VENV)/.system-deps: env/install-system-deps.sh
 # The pinned environment: every package at the version env/requirements.lock names, each
 # file checked against its hashes (env/lock.sh writes the lock; docs/developing.md, "The
 # pinned environment"), then the package itself with no dependencies of its own. The lock is
-# installed by uv (pinned by hash in env/bootstrap.lock, installed by pip): pip spent most of
-# the setup's time on it, compiling every file of every package to bytecode.
+# installed by uv (pinned by hash in env/bootstrap.lock, installed by pip), which compiles the
+# packages to bytecode across the cores where pip compiled them one file at a time. Compiled
+# ahead, not at first import: where bytecode is not written (PYTHONDONTWRITEBYTECODE) every
+# process of the tests and the workflow would compile pandas, snakemake and the rest again.
 $(VENV)/.installed: pyproject.toml env/requirements.lock env/bootstrap.lock $(VENV)/.system-deps
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes --no-deps -r env/bootstrap.lock
-	$(BIN)/uv pip install --quiet --python $(PY) --require-hashes --no-deps -r env/requirements.lock
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(PY) --require-hashes --no-deps -r env/requirements.lock
 	$(PY) -m pip install --quiet --no-build-isolation --no-deps -e .
 	touch $@
 

@@ -50,3 +50,17 @@ def test_the_lock_pins_every_file_by_hash_and_the_makefile_installs_it():
     assert "pip install --quiet --require-hashes --no-deps -r env/bootstrap.lock" in makefile
     assert "--require-hashes --no-deps -r env/requirements.lock" in makefile
     assert '-e ".[dev]"' not in makefile  # lower bounds only: never the default path again
+
+
+def test_the_locked_packages_are_compiled_to_bytecode_ahead():
+    """make setup compiles the lock's packages when it installs them: where bytecode is not written
+    (PYTHONDONTWRITEBYTECODE), every process would otherwise compile them again at import."""
+    if Path(sys.prefix).resolve() != (REPO / ".venv").resolve():
+        pytest.skip("not the project's .venv: the lock is what `make setup` installs there")
+    import importlib.util
+
+    import pandas
+    import snakemake
+
+    for module in (pandas, snakemake):
+        assert Path(importlib.util.cache_from_source(module.__file__)).is_file(), module.__name__
