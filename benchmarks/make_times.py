@@ -16,7 +16,8 @@ sees; a new machine costs more (the packages downloaded).
 The VMs of this kind differ several-fold in speed, so each row also carries
 `ref_loop_s`: the best of five runs of one fixed single-threaded Python loop
 (10 million iterations), timed just before the steps. Two rows' times compare
-only as far as their `ref_loop_s` do.
+only as far as their `ref_loop_s` do. `kind` is the machine's kind as a run's
+fingerprint names it (CPU identity and caches; empty in rows written before).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS = ["command", "step", "seconds", "exit", "load_before", "load_after", "commit", "machine", "date", "note",
-           "ref_loop_s"]
+           "ref_loop_s", "kind"]
 REFERENCE_LOOP = """
 import time
 t = time.perf_counter()
@@ -62,11 +63,23 @@ def reference_loop_seconds(runs: int = 5) -> float:
     return round(min(times), 3)
 
 
+def machine_kind() -> str:
+    """The machine's kind as a run's fingerprint names it (dbrepro.machine.kind_of): the CPU's
+    identity and caches. Read from the source tree, so that no build is needed."""
+    sys.path.insert(0, str(REPO / "bindings"))
+    try:
+        from dbrepro import machine
+    finally:
+        sys.path.pop(0)
+    return machine.kind_of(machine.identity())
+
+
 def caches() -> str:
-    ccache = Path.home() / ".cache" / "ccache"
-    pip = Path.home() / ".cache" / "pip"
-    return (f"ccache {'present' if ccache.is_dir() and any(ccache.iterdir()) else 'empty'}, "
-            f"pip cache {'present' if pip.is_dir() and any(pip.iterdir()) else 'empty'}, "
+    def state(name: str) -> str:
+        folder = Path.home() / ".cache" / name
+        return "present" if folder.is_dir() and any(folder.iterdir()) else "empty"
+
+    return (f"ccache {state('ccache')}, pip cache {state('pip')}, uv cache {state('uv')}, "
             f"Debian packages {'installed' if shutil.which('valgrind') and shutil.which('ccache') else 'missing'}")
 
 
@@ -97,7 +110,7 @@ def main(argv=None) -> int:
     rows, total, code = [], 0.0, 0
     stamp = {"commit": commit, "machine": f"{cpu_model()}, {os.cpu_count()} CPUs",
              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "note": note,
-             "ref_loop_s": reference_loop_seconds()}
+             "ref_loop_s": reference_loop_seconds(), "kind": machine_kind()}
     print(f"reference loop {stamp['ref_loop_s']:.3f} s (best of 5)", flush=True)
     log_path = clone / "make-times.log"
     try:
