@@ -15,13 +15,17 @@ LOCK = REPO / "env" / "requirements.lock"
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", re.M)
 
 
+def skip_outside_the_project_venv() -> None:
+    if Path(sys.prefix).resolve() != (REPO / ".venv").resolve():
+        pytest.skip("not the project's .venv: the lock is what `make setup` installs there")
+
+
 def pins() -> dict[str, str]:
     return dict(PIN.findall(LOCK.read_text(encoding="utf-8")))
 
 
 def test_every_package_of_the_lock_is_installed_at_its_version():
-    if Path(sys.prefix).resolve() != (REPO / ".venv").resolve():
-        pytest.skip("not the project's .venv: the lock is what `make setup` installs there")
+    skip_outside_the_project_venv()
     wrong = {}
     for name, version in pins().items():
         try:
@@ -55,8 +59,7 @@ def test_the_lock_pins_every_file_by_hash_and_the_makefile_installs_it():
 def test_the_locked_packages_are_compiled_to_bytecode_ahead():
     """make setup compiles the lock's packages when it installs them: where bytecode is not written
     (PYTHONDONTWRITEBYTECODE), every process would otherwise compile them again at import."""
-    if Path(sys.prefix).resolve() != (REPO / ".venv").resolve():
-        pytest.skip("not the project's .venv: the lock is what `make setup` installs there")
+    skip_outside_the_project_venv()
     import importlib.util
 
     import pandas
