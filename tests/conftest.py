@@ -118,6 +118,16 @@ def kernel_timeslice(shared_root):
         yield
 
 
+@pytest.fixture
+def cpus_without_realtime_sessions(shared_root):
+    """Held while a test's assertion needs the CPUs' time: as root the smoke run runs E4's SCHED_RR
+    and SCHED_FIFO sessions, which leave every ordinary process 5% of a CPU while they run
+    (a busy process beside them got 0.05 CPU-s of a 0.6 s window). Waits for the smoke run, which
+    holds the same lock as `kernel_timeslice`."""
+    with shared_runs.kernel_timeslice_lock(shared_root):
+        yield
+
+
 @dataclass
 class SmokeRun:
     """The smoke profile run once by Snakemake (every study, the summary)."""
@@ -140,8 +150,9 @@ def smoke_run(shared_root) -> SmokeRun:
 
 
 # The tests that read the smoke run, or set the real RR timeslice (which the
-# smoke run holds), run last: one scheduling unit at the end of the queue.
-LAST = {"smoke_run", "kernel_timeslice"}
+# smoke run holds), or need the CPUs free of its real-time sessions, run last:
+# one scheduling unit at the end of the queue.
+LAST = {"smoke_run", "kernel_timeslice", "cpus_without_realtime_sessions"}
 _background = []  # the smoke run this process started
 
 

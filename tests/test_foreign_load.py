@@ -64,7 +64,7 @@ def test_a_process_outside_our_tree_is_foreign(tmp_path):
 
 
 @needs_proc
-def test_the_workflow_that_runs_the_cell_is_not_foreign(tmp_path, monkeypatch):
+def test_the_workflow_that_runs_the_cell_is_not_foreign(tmp_path, monkeypatch, cpus_without_realtime_sessions):
     """Snakemake's main process (named by DBREPRO_RUN_ROOT_PID) and its tree are the run's own: its
     scheduler polling its jobs is not another tenant's load. Here a busy process outside our tree
     stands for it: named as the run's root, it counts as own; not named, as foreign."""
