@@ -17,6 +17,18 @@ from dbrepro.workflow_config import validate as validate_config
 min_version("8.0")
 
 
+# Snakemake's job-rate limiter (--max-jobs-per-timespan, default 100 jobs a second,
+# which a local run never reaches) arms a one-second timer on every scheduler pass
+# while a ready job waits for a resource, and each timer starts another pass: every
+# job that finishes while timed jobs wait for `timed` adds one more such chain
+# (snakemake/snakemake pull request 3744). The scheduler then re-ran its job
+# selection about 85 times a second: 21-24 CPU-s of the smoke profile's 262, the
+# workflow's own process busy beside the timed runs. Without the limiter a pass runs
+# when a job finishes or fails, as Snakemake's scheduler is built to.
+onstart:
+    workflow.scheduler.job_rate_limiter = None
+
+
 # The default profile, unless the command line gives a whole profile (a config with its
 # `profile` name, as every file in config/ has): a profile is the run's whole config, never
 # laid over quick.yaml (it would inherit quick's settings where it names none, and the run's

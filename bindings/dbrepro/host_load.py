@@ -16,8 +16,10 @@ in /proc/*/stat), each with utime + stime + cutime + cstime, so a child
 reaped during the cell still counts through its parent; plus any process a
 runner names as its own (`own_pids`) and its descendants, and the workflow
 that runs the cell (DBREPRO_RUN_ROOT_PID: Snakemake's main process, which the
-workflow names; its scheduler polls its jobs, about 0.1 of a core measured
-here, and that is the run's own work, not another tenant's) and its
+workflow names; its scheduler selects jobs as jobs finish, 0.03 of a core
+through a smoke run measured here (0.15 before the Snakefile turned off
+Snakemake's job-rate limiter), and that is the run's own work, not another
+tenant's) and its
 descendants; a duet's runner (dbrepro.duet) adds itself there for its arms,
 so that the other arm of a pair, running at the same time, is the run's own
 too. Our own threads are never foreign: a 64-thread run raising the load
