@@ -22,7 +22,7 @@ min_version("8.0")
 # while a ready job waits for a resource, and each timer starts another pass: every
 # job that finishes while timed jobs wait for `timed` adds one more such chain
 # (snakemake/snakemake pull request 3744). The scheduler then re-ran its job
-# selection about 85 times a second: 21-24 CPU-s of the smoke profile's 262, the
+# selection about 85 times a second: 21-24 CPU-s of the smoke profile's 264-269, the
 # workflow's own process busy beside the timed runs. Without the limiter a pass runs
 # when a job finishes or fails, as Snakemake's scheduler is built to.
 onstart:

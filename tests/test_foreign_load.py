@@ -108,8 +108,6 @@ def test_the_workflow_that_runs_the_cell_is_not_foreign(tmp_path, monkeypatch, c
 # Other work on this shared machine may run during these cells: the checks are
 # that our own CPU time is counted as ours (so it cannot be counted foreign),
 # to within a few clock ticks per process.
-
-
 @needs_proc
 def test_our_own_busy_threads_are_not_foreign():
     threads = [threading.Thread(target=_spin, args=(CPU_WORK,)) for _ in range(2)]
@@ -144,10 +142,10 @@ def test_our_own_busy_child_is_not_foreign_alive_or_reaped():
     with host_load.HostLoadMeter() as meter:
         child = subprocess.Popen([sys.executable, "-c", spin])
         time.sleep(0.1)  # still running, or not yet reaped (a zombie), when the meter stops
-    fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    child_cpu = _cpu_seconds_of(child.pid)
     child.wait()
     # Started inside the window: all its CPU so far (read just after the meter) fell in it.
-    alive = (meter.result, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    alive = (meter.result, child_cpu)
     assert alive[1] > 0
     for result, child_cpu in (reaped, alive):
         assert result["own_cpu_seconds"] >= child_cpu - TICKS, result
